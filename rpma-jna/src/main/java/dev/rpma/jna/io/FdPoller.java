@@ -1,0 +1,127 @@
+package dev.rpma.jna.io;
+
+import java.nio.ByteBuffer;
+
+import dev.rpma.jna.raw.LibC;
+import dev.rpma.jna.raw.NativeMemory;
+
+/**
+ * Waits until one of several file descriptors is readable, or another thread calls
+ * {@link #wakeup()} ({@code poll(2)} over the fds and an {@code eventfd}). This is how an event loop
+ * that owns librpma objects waits without ever blocking inside librpma, so stopping it never needs
+ * a call from another thread into librpma.
+ *
+ * <p>{@link #await} and {@link #isReadable} belong to the one polling thread; {@link #wakeup()} is
+ * thread-safe. Allocates nothing per wait.
+ */
+public final class FdPoller implements AutoCloseable {
+
+    private static final int POLLFD_SIZE = 8;
+
+    private final int wakeupFd;
+
+    private final ByteBuffer pollFds;
+
+    private final long pollFdsAddress;
+
+    /** The 8 bytes {@link #wakeup()} writes; never changed, so threads may share it. */
+    private static final ByteBuffer ONE = NativeMemory.allocate(Long.BYTES).putLong(0, 1);
+
+    private static final long ONE_ADDRESS = NativeMemory.address(ONE);
+
+    private final ByteBuffer counter = NativeMemory.allocate(Long.BYTES);
+
+    private final long counterAddress = NativeMemory.address(this.counter);
+
+    private final int capacity;
+
+    private boolean closed;
+
+    private int count;
+
+    /** A poller for up to {@code capacity} fds besides its own wake-up fd. */
+    public FdPoller(int capacity) {
+        this.capacity = capacity;
+        this.wakeupFd = LibC.eventfd(0, LibC.EFD_CLOEXEC | LibC.EFD_NONBLOCK);
+        if (this.wakeupFd < 0) {
+            throw new IllegalStateException("eventfd() failed with errno " + LibC.errno());
+        }
+        this.pollFds = NativeMemory.allocate((capacity + 1) * POLLFD_SIZE);
+        this.pollFdsAddress = NativeMemory.address(this.pollFds);
+        this.pollFds.putInt(0, this.wakeupFd);
+        this.pollFds.putShort(4, LibC.POLLIN);
+    }
+
+    public int capacity() {
+        return this.capacity;
+    }
+
+    /**
+     * Waits until one of {@code fds[0..count)} is readable, {@link #wakeup()} is called, or the
+     * timeout passes (negative: no timeout).
+     *
+     * @return how many of {@code fds} are readable (see {@link #isReadable(int)}); 0 on wake-up,
+     *     timeout or an interrupted wait
+     */
+    public int await(int[] fds, int count, int timeoutMillis) {
+        if (count > this.capacity) {
+            throw new IllegalArgumentException("At most " + this.capacity + " fds, got " + count);
+        }
+        for (int i = 0; i < count; i++) {
+            int base = (i + 1) * POLLFD_SIZE;
+            this.pollFds.putInt(base, fds[i]);
+            this.pollFds.putShort(base + 4, LibC.POLLIN);
+            this.pollFds.putShort(base + 6, (short) 0);
+        }
+        this.pollFds.putShort(6, (short) 0);
+        this.count = count;
+        int ready = LibC.poll(this.pollFdsAddress, count + 1, timeoutMillis);
+        if (ready < 0) {
+            int errno = LibC.errno();
+            if (errno == LibC.EINTR) {
+                clearReady();
+                return 0;
+            }
+            throw new IllegalStateException("poll() failed with errno " + errno);
+        }
+        if (this.pollFds.getShort(6) != 0) {
+            LibC.read(this.wakeupFd, this.counterAddress, Long.BYTES);
+            ready--;
+        }
+        return ready;
+    }
+
+    /** Whether {@code fds[index]} of the last {@link #await} was readable (or in error/hang-up). */
+    public boolean isReadable(int index) {
+        if (index < 0 || index >= this.count) {
+            throw new IndexOutOfBoundsException(index);
+        }
+        return this.pollFds.getShort((index + 1) * POLLFD_SIZE + 6) != 0;
+    }
+
+    private void clearReady() {
+        for (int i = 0; i <= this.count; i++) {
+            this.pollFds.putShort(i * POLLFD_SIZE + 6, (short) 0);
+        }
+    }
+
+    /** Makes the current or next {@link #await} return at once. Any thread. */
+    public void wakeup() {
+        // under the lock so that a wake-up never writes to a closed (and perhaps reused) fd number
+        synchronized (this.counter) {
+            if (!this.closed) {
+                LibC.write(this.wakeupFd, ONE_ADDRESS, Long.BYTES);
+            }
+        }
+    }
+
+    @Override
+    public void close() {
+        synchronized (this.counter) {
+            if (!this.closed) {
+                this.closed = true;
+                LibC.close(this.wakeupFd);
+            }
+        }
+    }
+}

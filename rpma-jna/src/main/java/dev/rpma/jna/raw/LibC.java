@@ -1,0 +1,54 @@
+package dev.rpma.jna.raw;
+
+import com.sun.jna.Native;
+import com.sun.jna.Platform;
+
+/**
+ * The few libc calls the event loops need to wait on librpma's file descriptors: {@code fcntl},
+ * {@code poll}, {@code eventfd}, {@code read}, {@code write}, {@code close}. Direct-mapped.
+ * Internal API.
+ */
+public final class LibC {
+
+    public static final int F_GETFL = 3;
+    public static final int F_SETFL = 4;
+    public static final int O_NONBLOCK = 0x800;
+    public static final short POLLIN = 0x1;
+    public static final int EFD_CLOEXEC = 0x80000;
+    public static final int EFD_NONBLOCK = 0x800;
+    public static final int EINTR = 4;
+    public static final int EAGAIN = 11;
+
+    static {
+        Native.register(LibC.class, Platform.C_LIBRARY_NAME);
+    }
+
+    private LibC() {
+    }
+
+    /** {@code errno} as it was right after this thread's last call through JNA. */
+    public static int errno() {
+        return Native.getLastError();
+    }
+
+    // int fcntl(int fd, int cmd, ... /* int arg */);
+    public static native int fcntl(int fd, int cmd, int arg);
+
+    // int poll(struct pollfd *fds, nfds_t nfds, int timeout);
+    public static native int poll(long fds, long nfds, int timeoutMillis);
+
+    // int eventfd(unsigned int initval, int flags);
+    public static native int eventfd(int initval, int flags);
+
+    // ssize_t read(int fd, void *buf, size_t count);
+    public static native long read(int fd, long buf, long count);
+
+    // ssize_t write(int fd, const void *buf, size_t count);
+    public static native long write(int fd, long buf, long count);
+
+    // int *__errno_location(void);
+    public static native long __errno_location();
+
+    // int close(int fd);
+    public static native int close(int fd);
+}

@@ -1,0 +1,61 @@
+package dev.rpma.jna.raw;
+
+import com.sun.jna.Callback;
+import com.sun.jna.CallbackReference;
+import com.sun.jna.Pointer;
+
+/**
+ * A Java implementation of librpma's variadic {@code rpma_log_function}, for
+ * {@code rpma_log_set_function}. Internal API.
+ *
+ * <p>The callback declares the five fixed parameters and then eight 64-bit integers: on x86-64
+ * System V a variadic callee finds its integer and pointer arguments where these are read (r9, then
+ * the stack), and librpma's formats use only integers, pointers and strings. The format is expanded
+ * here, reading exactly the arguments its conversions consume. errno is saved on entry and restored
+ * on exit, because librpma logs a provider failure before returning RPMA_E_PROVIDER and its caller
+ * then reads errno.
+ */
+public final class NativeLogFunction {
+
+    /** {@code RPMA_LOG_USE_DEFAULT_FUNCTION}: librpma's syslog/stderr logger. */
+    public static final long DEFAULT_FUNCTION = 1;
+
+    /** Where formatted lines go. */
+    @FunctionalInterface
+    public interface Sink {
+        void log(int level, String fileName, int lineNumber, String functionName, String message);
+    }
+
+    /** The JNA view of {@code rpma_log_function} with its variadic tail as eight integers. */
+    public interface VariadicLogCallback extends Callback {
+        void invoke(int level, String fileName, int lineNumber, String functionName, String format, long a0, long a1,
+                long a2, long a3, long a4, long a5, long a6, long a7);
+    }
+
+    /** Strong reference: librpma keeps the function pointer, so the callback must never be collected. */
+    private static volatile VariadicLogCallback installed;
+
+    private NativeLogFunction() {
+    }
+
+    /** A function pointer that formats each line and hands it to {@code sink}; valid for the JVM's life. */
+    public static synchronized long functionPointer(Sink sink) {
+        VariadicLogCallback callback = (level, file, line, function, format, a0, a1, a2, a3, a4, a5, a6, a7) -> {
+            long errnoAddress = LibC.__errno_location();
+            Pointer errno = new Pointer(errnoAddress);
+            int savedErrno = errno.getInt(0);
+            try {
+                String message = CFormat.format(format, new long[] { a0, a1, a2, a3, a4, a5, a6, a7 });
+                sink.log(level, file, line, function, message);
+            }
+            catch (RuntimeException | Error ignored) {
+                // an exception must never unwind into librpma's C frames
+            }
+            finally {
+                errno.setInt(0, savedErrno);
+            }
+        };
+        installed = callback;
+        return Pointer.nativeValue(CallbackReference.getFunctionPointer(callback));
+    }
+}
