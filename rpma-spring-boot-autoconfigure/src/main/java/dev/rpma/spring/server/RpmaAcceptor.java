@@ -1,0 +1,578 @@
+package dev.rpma.spring.server;
+
+import java.time.Duration;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Iterator;
+import java.util.List;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+
+import dev.rpma.jna.Errno;
+import dev.rpma.jna.RpmaConnection;
+import dev.rpma.jna.RpmaConnectionConfig;
+import dev.rpma.jna.RpmaConnectionEvent;
+import dev.rpma.jna.RpmaConnectionRequest;
+import dev.rpma.jna.RpmaEndpoint;
+import dev.rpma.jna.RpmaError;
+import dev.rpma.jna.RpmaException;
+import dev.rpma.jna.io.FdPoller;
+
+/**
+ * The acceptor of one endpoint: the endpoint's owner thread and its only event loop.
+ *
+ * <p>It polls the non-blocking endpoint fd and the event fds of its accepted connections together
+ * with a wake-up, calls {@code rpma_ep_next_conn_req} until nothing is available, hands each request
+ * to the handler executor through its bounded queue, reads connection events, and runs the tasks
+ * other threads hand it (rejects, new connections). So every librpma call that is not thread-safe
+ * ({@code rpma_ep_next_conn_req}, {@code rpma_conn_req_delete}, {@code rpma_ep_shutdown}) runs on
+ * this thread, and stopping never waits on a blocked native call.
+ *
+ * <p>Outcomes of {@code rpma_ep_next_conn_req}: a request is dispatched; nothing available waits for
+ * the fd; {@code RPMA_E_INVAL} (an event that was not a connection request) is counted and the loop
+ * goes on; {@code RPMA_E_PROVIDER} and {@code RPMA_E_NOMEM} are counted and retried with a bounded
+ * back-off ({@code EINTR} at once); {@code RPMA_E_PROVIDER} with {@code EBADF}/{@code ENODEV}, any other
+ * code, or more than {@code maxConsecutiveErrors} failures in a row stop the endpoint as
+ * {@link RpmaEndpointState#FAILED}.
+ */
+final class RpmaAcceptor implements Runnable {
+
+    private static final Log logger = LogFactory.getLog(RpmaAcceptor.class);
+
+    /** Connections one endpoint tracks at most; requests beyond are rejected as the queue being full. */
+    static final int MAX_CONNECTIONS = 4096;
+
+    /** Requests taken from librpma per loop iteration, so connection events are not starved. */
+    private static final int REQUESTS_PER_ROUND = 64;
+
+    private static final long BACKOFF_MIN_NANOS = TimeUnit.MILLISECONDS.toNanos(10);
+
+    private static final long BACKOFF_MAX_NANOS = TimeUnit.SECONDS.toNanos(1);
+
+    /** Longest poll while stopping, so the grace period is checked often. */
+    private static final int STOPPING_POLL_MILLIS = 20;
+
+    private final RpmaEndpointSettings settings;
+
+    private final RpmaEndpoint endpoint;
+
+    private final RpmaConnectionConfig requestConfig;
+
+    private final ThreadPoolExecutor executor;
+
+    private final RpmaRequestHandler handler;
+
+    private final RpmaEndpointStatistics statistics;
+
+    private final RpmaServerObserver observer;
+
+    private final List<RpmaConnectionEventListener> listeners;
+
+    private final FdPoller poller = new FdPoller(MAX_CONNECTIONS + 1);
+
+    private final ConcurrentLinkedQueue<Runnable> tasks = new ConcurrentLinkedQueue<>();
+
+    // owned by the loop thread
+    private final List<RpmaServerConnection> connections = new ArrayList<>();
+
+    private final ArrayDeque<RpmaIncomingRequest> inFlight = new ArrayDeque<>();
+
+    private final int[] fds = new int[MAX_CONNECTIONS + 1];
+
+    private int consecutiveErrors;
+
+    private long backoffUntil;
+
+    private volatile Thread thread;
+
+    private volatile boolean stopRequested;
+
+    private volatile boolean paused;
+
+    private volatile Throwable failure;
+
+    RpmaAcceptor(RpmaEndpointSettings settings, RpmaEndpoint endpoint, RpmaConnectionConfig requestConfig,
+            ThreadPoolExecutor executor, RpmaRequestHandler handler, RpmaEndpointStatistics statistics,
+            RpmaServerObserver observer, List<RpmaConnectionEventListener> listeners) {
+        this.settings = settings;
+        this.endpoint = endpoint;
+        this.requestConfig = requestConfig;
+        this.executor = executor;
+        this.handler = handler;
+        this.statistics = statistics;
+        this.observer = observer;
+        this.listeners = listeners;
+    }
+
+    String endpointName() {
+        return this.settings.name();
+    }
+
+    void bindTo(Thread thread) {
+        this.thread = thread;
+    }
+
+    boolean isLoopThread() {
+        return Thread.currentThread() == this.thread;
+    }
+
+    void requestStop() {
+        this.stopRequested = true;
+        this.poller.wakeup();
+    }
+
+    void setPaused(boolean paused) {
+        this.paused = paused;
+    }
+
+    boolean isPaused() {
+        return this.paused;
+    }
+
+    Throwable failure() {
+        return this.failure;
+    }
+
+    @Override
+    public void run() {
+        try {
+            this.endpoint.configureBlocking(false);
+            int endpointFd = this.endpoint.fd();
+            while (!this.stopRequested) {
+                iterate(endpointFd, true);
+            }
+        }
+        catch (Throwable ex) {
+            this.failure = ex;
+            logger.error("RDMA endpoint '" + endpointName() + "' (" + this.endpoint.address() + ":" + this.endpoint.port()
+                    + ") failed and stops accepting: " + ex.getMessage(), ex);
+        }
+        finally {
+            shutDown();
+        }
+    }
+
+    /** One round: wait, run handed-over tasks, take requests, read connection events, expire deadlines. */
+    private void iterate(int endpointFd, boolean accepting) {
+        long now = System.nanoTime();
+        boolean acceptNow = accepting && now - this.backoffUntil >= 0;
+        int count = 0;
+        if (acceptNow) {
+            this.fds[count++] = endpointFd;
+        }
+        int firstConnection = count;
+        int tracked = this.connections.size();
+        for (int i = 0; i < tracked; i++) {
+            this.fds[count++] = this.connections.get(i).eventFd;
+        }
+        this.poller.await(this.fds, count, pollTimeout(now, accepting));
+        runTasks();
+        if (acceptNow) {
+            // called even without POLLIN: librdmacm may swallow an event's readiness
+            acceptAvailable();
+        }
+        for (int i = 0; i < tracked; i++) {
+            if (this.poller.isReadable(firstConnection + i)) {
+                drainEvents(this.connections.get(i));
+            }
+        }
+        this.connections.removeIf((connection) -> connection.deleted);
+        settleRequests(System.nanoTime());
+    }
+
+    private int pollTimeout(long now, boolean accepting) {
+        long timeout = accepting ? this.settings.pollInterval().toNanos() : TimeUnit.MILLISECONDS.toNanos(STOPPING_POLL_MILLIS);
+        if (accepting && this.backoffUntil - now > 0) {
+            timeout = Math.min(timeout, this.backoffUntil - now);
+        }
+        RpmaIncomingRequest oldest = this.inFlight.peekFirst();
+        if (oldest != null) {
+            timeout = Math.min(timeout, Math.max(0, oldest.deadlineNanos - now));
+        }
+        return (int) Math.max(1, TimeUnit.NANOSECONDS.toMillis(timeout + 999_999));
+    }
+
+    private void runTasks() {
+        Runnable task;
+        while ((task = this.tasks.poll()) != null) {
+            task.run();
+        }
+    }
+
+    private void acceptAvailable() {
+        for (int i = 0; i < REQUESTS_PER_ROUND && !this.stopRequested; i++) {
+            RpmaConnectionRequest request;
+            try {
+                request = this.endpoint.nextConnectionRequest(this.requestConfig);
+            }
+            catch (RpmaException ex) {
+                onAcceptError(ex);
+                return;
+            }
+            this.consecutiveErrors = 0;
+            if (request == null) {
+                return;
+            }
+            this.statistics.recordObtained();
+            dispatch(request);
+        }
+    }
+
+    private void onAcceptError(RpmaException ex) {
+        this.statistics.recordError(ex);
+        if (ex.error() == RpmaError.INVAL) {
+            logger.warn("RDMA endpoint '" + endpointName() + "' dropped an event that was not a connection request: "
+                    + ex.getMessage());
+            return;
+        }
+        if (ex.error() == RpmaError.PROVIDER && ex.errno() == Errno.EINTR) {
+            return;
+        }
+        boolean transientError = ex.error() == RpmaError.NOMEM
+                || (ex.error() == RpmaError.PROVIDER && ex.errno() != Errno.EBADF && ex.errno() != Errno.ENODEV);
+        if (!transientError) {
+            throw new RpmaAcceptorException("the endpoint is unusable", ex);
+        }
+        this.consecutiveErrors++;
+        if (this.consecutiveErrors > this.settings.maxConsecutiveErrors()) {
+            throw new RpmaAcceptorException(this.consecutiveErrors + " errors in a row", ex);
+        }
+        long backoff = Math.min(BACKOFF_MAX_NANOS, BACKOFF_MIN_NANOS << Math.min(20, this.consecutiveErrors - 1));
+        this.backoffUntil = System.nanoTime() + backoff;
+        logger.warn("RDMA endpoint '" + endpointName() + "': " + ex.getMessage() + "; retrying in "
+                + TimeUnit.NANOSECONDS.toMillis(backoff) + " ms (" + this.consecutiveErrors + " in a row)");
+    }
+
+    private void dispatch(RpmaConnectionRequest request) {
+        long now = System.nanoTime();
+        RpmaIncomingRequest incoming = new RpmaIncomingRequest(this, request, now,
+                now + this.settings.requestDeadline().toNanos());
+        if (this.paused) {
+            incoming.rejectIfPending(RejectReason.PAUSED);
+            return;
+        }
+        if (this.connections.size() + this.inFlight.size() >= MAX_CONNECTIONS) {
+            incoming.rejectIfPending(RejectReason.QUEUE_FULL);
+            return;
+        }
+        try {
+            this.executor.execute(new HandlerInvocation(incoming));
+            this.inFlight.addLast(incoming);
+        }
+        catch (RejectedExecutionException ex) {
+            incoming.rejectIfPending(RejectReason.QUEUE_FULL);
+        }
+    }
+
+    /** Drops decided requests from the front of the in-flight queue and rejects those past their deadline. */
+    private void settleRequests(long now) {
+        Iterator<RpmaIncomingRequest> it = this.inFlight.iterator();
+        while (it.hasNext()) {
+            RpmaIncomingRequest request = it.next();
+            int state = request.state();
+            if (state == RpmaIncomingRequest.PENDING && now - request.deadlineNanos >= 0) {
+                if (request.rejectIfPending(RejectReason.DEADLINE)) {
+                    logger.warn("Connection handler " + this.handler.name() + " did not connect or reject a request on"
+                            + " endpoint '" + endpointName() + "' within " + this.settings.requestDeadline()
+                            + "; the request was rejected");
+                }
+                state = request.state();
+            }
+            if (state == RpmaIncomingRequest.PENDING || state == RpmaIncomingRequest.CONNECTING) {
+                return;
+            }
+            if (state == RpmaIncomingRequest.REJECTED && request.isNativePending()) {
+                return; // the reject task is on its way
+            }
+            it.remove();
+        }
+    }
+
+    /** Called by {@link RpmaIncomingRequest} after its state moved to REJECTED. */
+    void reject(RpmaIncomingRequest request, RejectReason reason) {
+        this.statistics.recordRejected(reason);
+        if (isLoopThread()) {
+            rejectNatively(request);
+        }
+        else {
+            this.tasks.add(() -> rejectNatively(request));
+            this.poller.wakeup();
+        }
+    }
+
+    private void rejectNatively(RpmaIncomingRequest request) {
+        if (!request.isNativePending()) {
+            return;
+        }
+        try {
+            request.request.reject();
+        }
+        catch (RpmaException ex) {
+            this.statistics.recordError(ex);
+            logger.warn("Rejecting a connection request on endpoint '" + endpointName() + "' failed: " + ex.getMessage());
+        }
+    }
+
+    /** Called on the connecting thread after librpma accepted the request. */
+    RpmaServerConnection connected(RpmaIncomingRequest request, RpmaConnection connection) {
+        this.statistics.recordAccepted();
+        this.statistics.recordConnectionOpened();
+        RpmaServerConnection tracked = new RpmaServerConnection(connection, endpointName(), request.privateData());
+        this.tasks.add(() -> register(tracked));
+        this.poller.wakeup();
+        return tracked;
+    }
+
+    void connectFailed(RpmaIncomingRequest request, RuntimeException ex) {
+        this.statistics.recordFailedToConnect();
+        if (ex instanceof RpmaException rpmaException) {
+            this.statistics.recordError(rpmaException);
+        }
+    }
+
+    private void register(RpmaServerConnection connection) {
+        try {
+            connection.connection().configureEventsBlocking(false);
+            connection.eventFd = connection.connection().eventFd();
+            this.connections.add(connection);
+        }
+        catch (RuntimeException ex) {
+            logger.error("Tracking a new connection on endpoint '" + endpointName() + "' failed; it is closed", ex);
+            connection.deleteWhenReturned = true;
+            teardown(connection, RpmaConnectionEvent.LOST);
+        }
+    }
+
+    private void drainEvents(RpmaServerConnection connection) {
+        while (!connection.deleted && !connection.isClosed()) {
+            RpmaConnectionEvent event;
+            try {
+                event = connection.connection().nextEvent();
+            }
+            catch (RpmaException ex) {
+                this.statistics.recordError(ex);
+                logger.warn("Reading an event of a connection on endpoint '" + endpointName() + "' failed; it is"
+                        + " treated as lost: " + ex.getMessage());
+                event = RpmaConnectionEvent.LOST;
+            }
+            if (event == null) {
+                return;
+            }
+            this.statistics.recordEvent(event);
+            connection.onEvent(event);
+            notifyListeners(connection, event);
+            if (event != RpmaConnectionEvent.ESTABLISHED) {
+                teardown(connection, event);
+            }
+        }
+    }
+
+    private void notifyListeners(RpmaServerConnection connection, RpmaConnectionEvent event) {
+        for (RpmaConnectionEventListener listener : this.listeners) {
+            try {
+                listener.onEvent(connection, event);
+            }
+            catch (RuntimeException ex) {
+                logger.warn("Connection event listener " + listener + " failed on " + event, ex);
+            }
+        }
+    }
+
+    /** As librpma requires of a server: after CLOSED (or LOST), disconnect, then delete. */
+    private void teardown(RpmaServerConnection connection, RpmaConnectionEvent event) {
+        connection.onEvent(event);
+        try {
+            connection.connection().disconnect();
+        }
+        catch (RuntimeException ex) {
+            logger.debug("Disconnecting a " + event + " connection on endpoint '" + endpointName() + "' failed", ex);
+        }
+        if (connection.borrowers.get() == 0) {
+            delete(connection);
+        }
+        else {
+            connection.deleteWhenReturned = true;
+        }
+    }
+
+    private void delete(RpmaServerConnection connection) {
+        if (connection.deleted) {
+            return;
+        }
+        connection.deleted = true;
+        try {
+            connection.connection().close();
+        }
+        catch (RpmaException ex) {
+            this.statistics.recordError(ex);
+            logger.warn("Deleting a connection on endpoint '" + endpointName() + "' failed: " + ex.getMessage());
+        }
+        finally {
+            this.statistics.recordConnectionDeleted();
+        }
+    }
+
+    /** A handler that used {@code connection} returned. */
+    private void handlerReturned(RpmaServerConnection connection) {
+        if (connection.borrowers.decrementAndGet() == 0) {
+            this.tasks.add(() -> {
+                if (connection.deleteWhenReturned) {
+                    delete(connection);
+                }
+            });
+            this.poller.wakeup();
+        }
+    }
+
+    /**
+     * Graceful stop, on the owner thread: reject queued requests, serve handlers and connections for
+     * the grace period, then reject what is undecided, disconnect and delete every connection and
+     * shut the endpoint down.
+     */
+    private void shutDown() {
+        List<Runnable> queued = new ArrayList<>();
+        this.executor.getQueue().drainTo(queued);
+        for (Runnable runnable : queued) {
+            ((HandlerInvocation) runnable).request.rejectIfPending(RejectReason.SHUTDOWN);
+        }
+        this.executor.shutdown();
+        Duration grace = this.settings.gracePeriod();
+        long graceEnd = System.nanoTime() + (grace.isNegative() ? Long.MAX_VALUE / 2 : grace.toNanos());
+        try {
+            while (System.nanoTime() - graceEnd < 0 && !isSettled()) {
+                iterate(-1, false);
+            }
+            if (!isSettled()) {
+                logger.info("RDMA endpoint '" + endpointName() + "': grace period " + grace + " over with "
+                        + this.connections.size() + " connection(s) open; disconnecting them");
+            }
+            this.executor.shutdownNow();
+            for (RpmaIncomingRequest request : this.inFlight) {
+                request.rejectIfPending(RejectReason.SHUTDOWN);
+            }
+            for (RpmaServerConnection connection : this.connections) {
+                if (!connection.isClosed()) {
+                    teardown(connection, RpmaConnectionEvent.CLOSED);
+                }
+            }
+            awaitHandlers();
+            runTasks();
+            for (RpmaIncomingRequest request : this.inFlight) {
+                rejectNatively(request);
+            }
+            for (RpmaServerConnection connection : this.connections) {
+                delete(connection);
+            }
+            this.connections.clear();
+            this.inFlight.clear();
+        }
+        catch (Throwable ex) {
+            logger.error("Stopping RDMA endpoint '" + endpointName() + "' failed", ex);
+            if (this.failure == null) {
+                this.failure = ex;
+            }
+        }
+        finally {
+            closeEndpoint();
+        }
+    }
+
+    private boolean isSettled() {
+        runTasks();
+        return this.executor.isTerminated() && this.connections.isEmpty() && this.tasks.isEmpty()
+                && this.inFlight.stream().noneMatch(RpmaIncomingRequest::isNativePending);
+    }
+
+    /** Handlers were interrupted; a disconnected connection fails their data path, so they return. */
+    private void awaitHandlers() throws InterruptedException {
+        long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (!this.executor.awaitTermination(STOPPING_POLL_MILLIS, TimeUnit.MILLISECONDS)) {
+            runTasks();
+            if (System.nanoTime() - until > 0) {
+                logger.warn("RDMA endpoint '" + endpointName() + "': handlers still running after the grace period;"
+                        + " their connections are deleted once their native calls return");
+                return;
+            }
+        }
+    }
+
+    private void closeEndpoint() {
+        try {
+            this.endpoint.close();
+        }
+        catch (RuntimeException ex) {
+            logger.warn("Shutting down RDMA endpoint '" + endpointName() + "' failed: " + ex.getMessage());
+        }
+        finally {
+            this.poller.close();
+        }
+    }
+
+    int trackedConnections() {
+        return this.connections.size();
+    }
+
+    /** Runs the handler on a handler thread and settles the request if the handler did not. */
+    final class HandlerInvocation implements Runnable {
+
+        final RpmaIncomingRequest request;
+
+        HandlerInvocation(RpmaIncomingRequest request) {
+            this.request = request;
+        }
+
+        @Override
+        public void run() {
+            RpmaAcceptor acceptor = RpmaAcceptor.this;
+            acceptor.observer.queueWait(endpointName(), Duration.ofNanos(System.nanoTime() - this.request.obtainedNanos));
+            if (this.request.isDecided()) {
+                return;
+            }
+            try {
+                acceptor.observer.handle(this.request, acceptor.handler.name(), () -> {
+                    try {
+                        acceptor.handler.handle(this.request);
+                    }
+                    catch (RuntimeException ex) {
+                        throw ex;
+                    }
+                    catch (Exception ex) {
+                        throw new RpmaHandlerException(ex);
+                    }
+                    return null;
+                });
+                if (this.request.rejectIfPending(RejectReason.HANDLER_FAILED)) {
+                    logger.warn("Connection handler " + acceptor.handler.name() + " returned without connecting or"
+                            + " rejecting a request on endpoint '" + endpointName() + "'; the request was rejected");
+                }
+            }
+            catch (Throwable ex) {
+                Throwable cause = (ex instanceof RpmaHandlerException) ? ex.getCause() : ex;
+                boolean rejected = this.request.rejectIfPending(RejectReason.HANDLER_FAILED);
+                logger.error("Connection handler " + acceptor.handler.name() + " failed on endpoint '" + endpointName()
+                        + "'" + (rejected ? "; the request was rejected" : ""), cause);
+            }
+            finally {
+                RpmaServerConnection connection = this.request.connection;
+                if (connection != null) {
+                    acceptor.handlerReturned(connection);
+                }
+            }
+        }
+    }
+
+    /** Carries a checked exception of a handler through the observer's supplier. */
+    static final class RpmaHandlerException extends RuntimeException {
+
+        private static final long serialVersionUID = 1L;
+
+        RpmaHandlerException(Throwable cause) {
+            super(cause);
+        }
+    }
+}

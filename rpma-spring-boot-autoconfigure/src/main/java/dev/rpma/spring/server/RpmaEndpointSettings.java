@@ -1,0 +1,32 @@
+package dev.rpma.spring.server;
+
+import java.time.Duration;
+import java.util.Objects;
+
+/**
+ * Everything one listening endpoint needs, independent of how it was configured.
+ *
+ * @param name the endpoint's name; handlers bind to it
+ * @param address IP address of an RDMA-capable interface
+ * @param port TCP port of the RDMA CM service
+ * @param queueCapacity requests waiting for a handler thread; more are rejected at once
+ * @param handlerThreads handler threads (how many requests are handled at once)
+ * @param requestDeadline how long a handler may take to connect or reject a request before it is rejected
+ * @param pollInterval longest wait between two looks at the endpoint, even without a wake-up
+ * @param gracePeriod how long a stop waits for handlers and connections; negative waits forever, zero not at all
+ * @param maxConsecutiveErrors transient acceptor errors in a row after which the endpoint is given up
+ */
+public record RpmaEndpointSettings(String name, String address, int port, int queueCapacity, int handlerThreads,
+        Duration requestDeadline, Duration pollInterval, Duration gracePeriod, int maxConsecutiveErrors) {
+
+    /** The name of the endpoint configured under {@code rpma.server} itself. */
+    public static final String DEFAULT_ENDPOINT = "default";
+
+    public RpmaEndpointSettings {
+        Objects.requireNonNull(name, "name");
+        Objects.requireNonNull(address, "address");
+        Objects.requireNonNull(requestDeadline, "requestDeadline");
+        Objects.requireNonNull(pollInterval, "pollInterval");
+        Objects.requireNonNull(gracePeriod, "gracePeriod");
+    }
+}

@@ -1,0 +1,147 @@
+package dev.rpma.spring.server;
+
+import java.util.concurrent.atomic.AtomicInteger;
+
+import dev.rpma.jna.RpmaConnection;
+import dev.rpma.jna.RpmaConnectionRequest;
+import dev.rpma.jna.RpmaException;
+import dev.rpma.jna.RpmaMemoryRegion;
+
+/**
+ * A connection request as a handler sees it: its private data, a receive posted before accept,
+ * and exactly one decision: {@link #connect} or {@link #reject()}, from any thread, before the
+ * request deadline. A second decision, or one after the deadline, fails with
+ * {@link IllegalStateException}; rejects are carried out on the endpoint's owner thread.
+ */
+public final class RpmaIncomingRequest {
+
+    static final int PENDING = 0;
+    static final int CONNECTING = 1;
+    static final int CONNECTED = 2;
+    static final int REJECTED = 3;
+    static final int FAILED = 4;
+
+    private final AtomicInteger state = new AtomicInteger(PENDING);
+
+    private final RpmaAcceptor acceptor;
+
+    final RpmaConnectionRequest request;
+
+    private final byte[] privateData;
+
+    final long obtainedNanos;
+
+    final long deadlineNanos;
+
+    private volatile RejectReason rejectReason;
+
+    volatile RpmaServerConnection connection;
+
+    RpmaIncomingRequest(RpmaAcceptor acceptor, RpmaConnectionRequest request, long obtainedNanos, long deadlineNanos) {
+        this.acceptor = acceptor;
+        this.request = request;
+        this.privateData = request.privateData();
+        this.obtainedNanos = obtainedNanos;
+        this.deadlineNanos = deadlineNanos;
+    }
+
+    /** The name of the endpoint the request arrived on. */
+    public String endpointName() {
+        return this.acceptor.endpointName();
+    }
+
+    /** The private data the client sent (a copy); over RoCE possibly zero-padded. */
+    public byte[] privateData() {
+        return this.privateData.clone();
+    }
+
+    /** Posts a receive before accepting, so the client's first message has a buffer. Any thread. */
+    public void receive(RpmaMemoryRegion destination, long offset, long length, long context) {
+        if (this.state.get() != PENDING) {
+            throw decidedError("post a receive on");
+        }
+        this.request.receive(destination, offset, length, context);
+    }
+
+    /** Accepts without private data. */
+    public RpmaServerConnection connect() {
+        return connect(null);
+    }
+
+    /**
+     * Accepts the request, sending {@code privateData} (at most
+     * {@value RpmaConnectionRequest#MAX_ACCEPT_PRIVATE_DATA} bytes) to the client. The returned
+     * connection is tracked by the endpoint: wait for {@link RpmaServerConnection#awaitEstablished}
+     * before using its data path. Any thread.
+     *
+     * @throws IllegalStateException when the request was already decided or passed its deadline
+     * @throws RpmaException when librpma fails to accept (the request is then gone)
+     */
+    public RpmaServerConnection connect(byte[] privateData) {
+        if (privateData != null && privateData.length > RpmaConnectionRequest.MAX_ACCEPT_PRIVATE_DATA) {
+            throw new IllegalArgumentException("Private data of " + privateData.length + " bytes is too long: an"
+                    + " accept carries at most " + RpmaConnectionRequest.MAX_ACCEPT_PRIVATE_DATA + " bytes");
+        }
+        if (!this.state.compareAndSet(PENDING, CONNECTING)) {
+            throw decidedError("connect");
+        }
+        RpmaConnection accepted;
+        try {
+            accepted = this.request.connect(privateData);
+        }
+        catch (RuntimeException ex) {
+            this.state.set(FAILED);
+            this.acceptor.connectFailed(this, ex);
+            throw ex;
+        }
+        RpmaServerConnection tracked = this.acceptor.connected(this, accepted);
+        this.connection = tracked;
+        this.state.set(CONNECTED);
+        return tracked;
+    }
+
+    /** Rejects the request; the client sees REJECTED. Any thread. */
+    public void reject() {
+        if (!rejectIfPending(RejectReason.HANDLER)) {
+            throw decidedError("reject");
+        }
+    }
+
+    /** Whether a decision was taken (connected, rejected, or failed). */
+    public boolean isDecided() {
+        return this.state.get() != PENDING;
+    }
+
+    /** Why it was rejected, or {@code null}. */
+    public RejectReason rejectReason() {
+        return this.rejectReason;
+    }
+
+    boolean rejectIfPending(RejectReason reason) {
+        if (!this.state.compareAndSet(PENDING, REJECTED)) {
+            return false;
+        }
+        this.rejectReason = reason;
+        this.acceptor.reject(this, reason);
+        return true;
+    }
+
+    int state() {
+        return this.state.get();
+    }
+
+    /** Whether librpma's request still has to be consumed. */
+    boolean isNativePending() {
+        return this.request.isPending();
+    }
+
+    private IllegalStateException decidedError(String action) {
+        String now = switch (this.state.get()) {
+            case CONNECTING, CONNECTED -> "it was already connected";
+            case REJECTED -> "it was already rejected (" + this.rejectReason.tag() + ")";
+            default -> "connecting it failed";
+        };
+        return new IllegalStateException("Cannot " + action + " the connection request on endpoint '" + endpointName()
+                + "': " + now + ". A request is decided exactly once, before the request deadline");
+    }
+}
