@@ -129,6 +129,21 @@ public final class RpmaServer {
         servers.forEach((server) -> server.stop(whenAllStopped));
     }
 
+    /**
+     * Stops like {@link #stop(Runnable)} and waits until everything is released; for bean
+     * destruction, a no-op once the server was stopped.
+     */
+    public void close() {
+        java.util.concurrent.CountDownLatch stopped = new java.util.concurrent.CountDownLatch(1);
+        stop(stopped::countDown);
+        try {
+            stopped.await();
+        }
+        catch (InterruptedException ex) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
     private static void closePeers(Map<String, RpmaPeer> peers) {
         for (RpmaPeer peer : peers.values()) {
             try {

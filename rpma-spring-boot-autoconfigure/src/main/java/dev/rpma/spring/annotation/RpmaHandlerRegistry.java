@@ -1,0 +1,84 @@
+package dev.rpma.spring.annotation;
+
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.stream.Collectors;
+
+import dev.rpma.spring.server.RpmaIncomingRequest;
+import dev.rpma.spring.server.RpmaRequestHandler;
+
+/**
+ * The {@link RpmaConnectionHandler} methods found in the context, by endpoint. Each endpoint needs
+ * exactly one; {@link #validate(Collection)} says which endpoint lacks one or has two.
+ */
+public class RpmaHandlerRegistry {
+
+    private final Map<String, List<RpmaHandlerMethod>> handlers = new LinkedHashMap<>();
+
+    synchronized void register(RpmaHandlerMethod handler) {
+        this.handlers.computeIfAbsent(handler.endpoint(), (endpoint) -> new ArrayList<>()).add(handler);
+    }
+
+    /** Every registered handler. */
+    public synchronized List<RpmaHandlerMethod> handlers() {
+        return this.handlers.values().stream().flatMap(List::stream).toList();
+    }
+
+    /** Checks that each endpoint has exactly one handler and that no handler names an unknown endpoint. */
+    public synchronized void validate(Collection<String> endpoints) {
+        for (String endpoint : endpoints) {
+            List<RpmaHandlerMethod> found = this.handlers.getOrDefault(endpoint, List.of());
+            if (found.isEmpty()) {
+                throw new RpmaHandlerConfigurationException("RDMA endpoint '" + endpoint + "' has no"
+                        + " @RpmaConnectionHandler method, so every request to it would be rejected", endpoint);
+            }
+            if (found.size() > 1) {
+                throw new RpmaHandlerConfigurationException("RDMA endpoint '" + endpoint + "' has "
+                        + found.size() + " @RpmaConnectionHandler methods: " + found.stream()
+                                .map(RpmaHandlerMethod::toString).collect(Collectors.joining(", "))
+                        + "; each endpoint takes exactly one", endpoint);
+            }
+        }
+        for (Map.Entry<String, List<RpmaHandlerMethod>> entry : this.handlers.entrySet()) {
+            if (!endpoints.contains(entry.getKey())) {
+                throw new RpmaHandlerConfigurationException("@RpmaConnectionHandler " + entry.getValue().get(0)
+                        + " names endpoint '" + entry.getKey() + "', which is not configured; configured: "
+                        + endpoints, entry.getKey());
+            }
+        }
+    }
+
+    /** A handler that looks up the endpoint's method at each request, so handlers may register after the server. */
+    public RpmaRequestHandler handlerFor(String endpoint) {
+        return new RpmaRequestHandler() {
+
+            @Override
+            public void handle(RpmaIncomingRequest request) throws Exception {
+                method().handle(request);
+            }
+
+            @Override
+            public String name() {
+                List<RpmaHandlerMethod> found = found();
+                return found.isEmpty() ? "<no handler for '" + endpoint + "'>" : found.get(0).name();
+            }
+
+            private RpmaHandlerMethod method() {
+                List<RpmaHandlerMethod> found = found();
+                if (found.size() != 1) {
+                    validate(List.of(endpoint));
+                }
+                return found.get(0);
+            }
+
+            private List<RpmaHandlerMethod> found() {
+                synchronized (RpmaHandlerRegistry.this) {
+                    return List.copyOf(RpmaHandlerRegistry.this.handlers.getOrDefault(endpoint, List.of()));
+                }
+            }
+        };
+    }
+}

@@ -1,0 +1,106 @@
+package dev.rpma.spring.boot.autoconfigure;
+
+import java.util.List;
+
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.context.ApplicationEventPublisher;
+import org.springframework.context.annotation.Bean;
+
+import dev.rpma.jna.Rpma;
+import dev.rpma.jna.RpmaConnectionConfig;
+import dev.rpma.jna.RpmaEndpoint;
+import dev.rpma.spring.annotation.RpmaConnectionHandlerBeanPostProcessor;
+import dev.rpma.spring.annotation.RpmaHandlerRegistry;
+import dev.rpma.spring.server.RpmaConnectionEventListener;
+import dev.rpma.spring.server.RpmaEndpointSettings;
+import dev.rpma.spring.server.RpmaRequestHandler;
+import dev.rpma.spring.server.RpmaServer;
+import dev.rpma.spring.server.RpmaServerObserver;
+
+/**
+ * Auto-configures an RDMA server from {@code rpma.server.*}: librpma, the listening endpoints with
+ * their acceptors, {@link dev.rpma.spring.annotation.RpmaConnectionHandler} discovery and the
+ * lifecycle that starts and gracefully stops accepting.
+ */
+@AutoConfiguration
+@ConditionalOnClass(Rpma.class)
+@ConditionalOnBooleanProperty(name = "rpma.server.enabled", matchIfMissing = true)
+@EnableConfigurationProperties(RpmaProperties.class)
+public final class RpmaAutoConfiguration {
+
+    @Bean
+    @ConditionalOnMissingBean
+    Rpma rpma(RpmaProperties properties) {
+        Rpma rpma = Rpma.get();
+        if (properties.isLogToSlf4j()) {
+            rpma.log().routeToSlf4j();
+        }
+        return rpma;
+    }
+
+    @Bean
+    @ConditionalOnMissingBean
+    static RpmaHandlerRegistry rpmaHandlerRegistry() {
+        return new RpmaHandlerRegistry();
+    }
+
+    @Bean
+    @ConditionalOnMissingBean
+    static RpmaConnectionHandlerBeanPostProcessor rpmaConnectionHandlerBeanPostProcessor(
+            RpmaHandlerRegistry rpmaHandlerRegistry) {
+        return new RpmaConnectionHandlerBeanPostProcessor(rpmaHandlerRegistry);
+    }
+
+    @Bean(destroyMethod = "close")
+    @ConditionalOnMissingBean
+    RpmaServer rpmaServer(Rpma rpma, RpmaProperties properties, RpmaHandlerRegistry handlers,
+            ObjectProvider<RpmaConnectionConfigCustomizer> customizers, ObjectProvider<RpmaServerObserver> observers,
+            ObjectProvider<RpmaConnectionEventListener> listeners) {
+        List<RpmaEndpointSettings> settings = RpmaEndpointSettingsFactory.create(properties);
+        RpmaConnectionConfigFactory configs = new RpmaConnectionConfigFactory(properties,
+                customizers.orderedStream().toList());
+        RpmaServerObserver observer = CompositeRpmaServerObserver.of(observers.orderedStream().toList());
+        List<RpmaConnectionEventListener> eventListeners = listeners.orderedStream().toList();
+        return RpmaServer.listen(rpma, settings, new RpmaServer.Components() {
+
+            @Override
+            public RpmaRequestHandler handler(String endpointName) {
+                return handlers.handlerFor(endpointName);
+            }
+
+            @Override
+            public RpmaConnectionConfig requestConfig(Rpma library, RpmaEndpointSettings endpoint) {
+                return configs.create(library, endpoint);
+            }
+
+            @Override
+            public RpmaServerObserver observer() {
+                return observer;
+            }
+
+            @Override
+            public List<RpmaConnectionEventListener> listeners() {
+                return eventListeners;
+            }
+        });
+    }
+
+    /** The default endpoint ({@code rpma.server.address}/{@code port}), owned by its acceptor once started. */
+    @Bean
+    @ConditionalOnMissingBean
+    RpmaEndpoint rpmaEndpoint(RpmaServer rpmaServer) {
+        return rpmaServer.endpoint(RpmaEndpointSettings.DEFAULT_ENDPOINT).endpoint();
+    }
+
+    @Bean
+    @ConditionalOnMissingBean
+    RpmaServerLifecycle rpmaServerLifecycle(RpmaServer rpmaServer, RpmaHandlerRegistry rpmaHandlerRegistry,
+            ApplicationEventPublisher publisher) {
+        return new RpmaServerLifecycle(rpmaServer, rpmaHandlerRegistry, publisher);
+    }
+}

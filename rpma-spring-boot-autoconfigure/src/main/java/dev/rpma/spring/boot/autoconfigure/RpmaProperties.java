@@ -1,0 +1,306 @@
+package dev.rpma.spring.boot.autoconfigure;
+
+import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.Map;
+
+import org.springframework.boot.context.properties.ConfigurationProperties;
+
+/**
+ * Configuration of the RDMA server: the default endpoint under {@code rpma.server}, more named
+ * endpoints under {@code rpma.server.endpoints.<name>}.
+ */
+@ConfigurationProperties("rpma.server")
+public class RpmaProperties {
+
+    /**
+     * Whether to start the RDMA server.
+     */
+    private boolean enabled = true;
+
+    /**
+     * IP address of the RDMA-capable interface to listen on. Loopback and wildcard addresses do not
+     * work with RDMA.
+     */
+    private String address;
+
+    /**
+     * Port of the RDMA connection manager service.
+     */
+    private int port = 7204;
+
+    /**
+     * Whether librpma's log lines go to SLF4J (logger 'dev.rpma.librpma') instead of syslog.
+     */
+    private boolean logToSlf4j = true;
+
+    private final Connection connection = new Connection();
+
+    private final Acceptor acceptor = new Acceptor();
+
+    private final Shutdown shutdown = new Shutdown();
+
+    /**
+     * More endpoints by name; settings they leave unset are taken from the default endpoint.
+     */
+    private final Map<String, Endpoint> endpoints = new LinkedHashMap<>();
+
+    public boolean isEnabled() {
+        return this.enabled;
+    }
+
+    public void setEnabled(boolean enabled) {
+        this.enabled = enabled;
+    }
+
+    public String getAddress() {
+        return this.address;
+    }
+
+    public void setAddress(String address) {
+        this.address = address;
+    }
+
+    public int getPort() {
+        return this.port;
+    }
+
+    public void setPort(int port) {
+        this.port = port;
+    }
+
+    public boolean isLogToSlf4j() {
+        return this.logToSlf4j;
+    }
+
+    public void setLogToSlf4j(boolean logToSlf4j) {
+        this.logToSlf4j = logToSlf4j;
+    }
+
+    public Connection getConnection() {
+        return this.connection;
+    }
+
+    public Acceptor getAcceptor() {
+        return this.acceptor;
+    }
+
+    public Shutdown getShutdown() {
+        return this.shutdown;
+    }
+
+    public Map<String, Endpoint> getEndpoints() {
+        return this.endpoints;
+    }
+
+    /** Queue sizes and timeouts of each accepted connection; unset values keep librpma's defaults. */
+    public static class Connection {
+
+        /**
+         * Completion queue size (librpma's default: 10).
+         */
+        private Integer cqSize;
+
+        /**
+         * Receive completion queue size; 0 completes receives on the main completion queue (librpma's default: 0).
+         */
+        private Integer rcqSize;
+
+        /**
+         * Send queue size (librpma's default: 10).
+         */
+        private Integer sqSize;
+
+        /**
+         * Receive queue size (librpma's default: 10).
+         */
+        private Integer rqSize;
+
+        /**
+         * Connection set-up timeout (librpma's default: 1000ms; used by the client side).
+         */
+        private Duration timeout;
+
+        /**
+         * Whether the main and receive completion queues share one completion channel (librpma's default: false).
+         */
+        private Boolean sharedCompletionChannel;
+
+        public Integer getCqSize() {
+            return this.cqSize;
+        }
+
+        public void setCqSize(Integer cqSize) {
+            this.cqSize = cqSize;
+        }
+
+        public Integer getRcqSize() {
+            return this.rcqSize;
+        }
+
+        public void setRcqSize(Integer rcqSize) {
+            this.rcqSize = rcqSize;
+        }
+
+        public Integer getSqSize() {
+            return this.sqSize;
+        }
+
+        public void setSqSize(Integer sqSize) {
+            this.sqSize = sqSize;
+        }
+
+        public Integer getRqSize() {
+            return this.rqSize;
+        }
+
+        public void setRqSize(Integer rqSize) {
+            this.rqSize = rqSize;
+        }
+
+        public Duration getTimeout() {
+            return this.timeout;
+        }
+
+        public void setTimeout(Duration timeout) {
+            this.timeout = timeout;
+        }
+
+        public Boolean getSharedCompletionChannel() {
+            return this.sharedCompletionChannel;
+        }
+
+        public void setSharedCompletionChannel(Boolean sharedCompletionChannel) {
+            this.sharedCompletionChannel = sharedCompletionChannel;
+        }
+    }
+
+    /** How the acceptor hands requests to the handlers. */
+    public static class Acceptor {
+
+        /**
+         * Requests waiting for a handler thread; further requests are rejected at once.
+         */
+        private Integer queueCapacity;
+
+        /**
+         * Handler threads, i.e. requests handled at once.
+         */
+        private Integer handlerThreads;
+
+        /**
+         * Time a handler has to connect or reject a request before it is rejected.
+         */
+        private Duration requestDeadline;
+
+        /**
+         * Longest wait between two looks at the endpoint when no event wakes the acceptor.
+         */
+        private Duration pollInterval;
+
+        /**
+         * Transient errors in a row (provider errors, out of memory) after which the endpoint is given up.
+         */
+        private Integer maxConsecutiveErrors;
+
+        public Integer getQueueCapacity() {
+            return this.queueCapacity;
+        }
+
+        public void setQueueCapacity(Integer queueCapacity) {
+            this.queueCapacity = queueCapacity;
+        }
+
+        public Integer getHandlerThreads() {
+            return this.handlerThreads;
+        }
+
+        public void setHandlerThreads(Integer handlerThreads) {
+            this.handlerThreads = handlerThreads;
+        }
+
+        public Duration getRequestDeadline() {
+            return this.requestDeadline;
+        }
+
+        public void setRequestDeadline(Duration requestDeadline) {
+            this.requestDeadline = requestDeadline;
+        }
+
+        public Duration getPollInterval() {
+            return this.pollInterval;
+        }
+
+        public void setPollInterval(Duration pollInterval) {
+            this.pollInterval = pollInterval;
+        }
+
+        public Integer getMaxConsecutiveErrors() {
+            return this.maxConsecutiveErrors;
+        }
+
+        public void setMaxConsecutiveErrors(Integer maxConsecutiveErrors) {
+            this.maxConsecutiveErrors = maxConsecutiveErrors;
+        }
+    }
+
+    /** Graceful shutdown. */
+    public static class Shutdown {
+
+        /**
+         * How long stopping waits for handlers and open connections before disconnecting them; negative waits
+         * forever, zero does not wait. Keep it below 'spring.lifecycle.timeout-per-shutdown-phase'.
+         */
+        private Duration gracePeriod = Duration.ofSeconds(20);
+
+        public Duration getGracePeriod() {
+            return this.gracePeriod;
+        }
+
+        public void setGracePeriod(Duration gracePeriod) {
+            this.gracePeriod = gracePeriod;
+        }
+    }
+
+    /** A named endpoint. */
+    public static class Endpoint {
+
+        /**
+         * IP address to listen on; the default endpoint's when unset.
+         */
+        private String address;
+
+        /**
+         * Port to listen on.
+         */
+        private Integer port;
+
+        private final Connection connection = new Connection();
+
+        private final Acceptor acceptor = new Acceptor();
+
+        public String getAddress() {
+            return this.address;
+        }
+
+        public void setAddress(String address) {
+            this.address = address;
+        }
+
+        public Integer getPort() {
+            return this.port;
+        }
+
+        public void setPort(Integer port) {
+            this.port = port;
+        }
+
+        public Connection getConnection() {
+            return this.connection;
+        }
+
+        public Acceptor getAcceptor() {
+            return this.acceptor;
+        }
+    }
+}
