@@ -1,0 +1,16 @@
+#!/usr/bin/env bash
+# Installs the Debian packages the build and the tests need (run as root; idempotent).
+# librpma0: the library itself; librpma-dev + libibverbs-dev: the header, for the layout probe the
+# tests compile (librpma-dev forgets to depend on libibverbs-dev); gcc: that probe and the C baseline.
+set -euo pipefail
+packages=(librpma0 librpma-dev libibverbs-dev gcc maven openjdk-17-jdk-headless)
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  echo "install-deps: installing ${missing[*]}" >&2
+  export DEBIAN_FRONTEND=noninteractive
+  apt-get update -q >&2
+  apt-get install -y -q --no-install-recommends "${missing[@]}" >&2
+fi
