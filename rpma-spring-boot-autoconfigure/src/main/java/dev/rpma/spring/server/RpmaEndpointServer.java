@@ -29,7 +29,7 @@ public final class RpmaEndpointServer {
 
     private final ThreadPoolExecutor executor;
 
-    private final RpmaEndpointStatistics statistics = new RpmaEndpointStatistics();
+    private final RpmaEndpointStatistics statistics;
 
     private final RpmaAcceptor acceptor;
 
@@ -49,6 +49,7 @@ public final class RpmaEndpointServer {
         this.settings = settings;
         this.endpoint = endpoint;
         this.requestConfig = requestConfig;
+        this.statistics = new RpmaEndpointStatistics((error) -> observer.error(settings.name(), error));
         this.executor = new ThreadPoolExecutor(settings.handlerThreads(), settings.handlerThreads(), 0,
                 TimeUnit.MILLISECONDS, new ArrayBlockingQueue<>(settings.queueCapacity()),
                 threadFactory("rpma-" + settings.name() + "-handler-"));

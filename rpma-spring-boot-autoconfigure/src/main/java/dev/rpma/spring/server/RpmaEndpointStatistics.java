@@ -8,6 +8,7 @@ import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.LongAdder;
+import java.util.function.Consumer;
 
 import dev.rpma.jna.RpmaConnectionEvent;
 import dev.rpma.jna.RpmaException;
@@ -38,7 +39,16 @@ public final class RpmaEndpointStatistics {
 
     private final ArrayDeque<RpmaErrorRecord> lastErrors = new ArrayDeque<>();
 
+    private final Consumer<RpmaException> errorListener;
+
     RpmaEndpointStatistics() {
+        this((ex) -> {
+        });
+    }
+
+    /** @param errorListener told of each error after it was counted */
+    RpmaEndpointStatistics(Consumer<RpmaException> errorListener) {
+        this.errorListener = errorListener;
         for (RejectReason reason : RejectReason.values()) {
             this.rejected.put(reason, new LongAdder());
         }
@@ -87,6 +97,12 @@ public final class RpmaEndpointStatistics {
                 this.lastErrors.removeFirst();
             }
             this.lastErrors.addLast(record);
+        }
+        try {
+            this.errorListener.accept(ex);
+        }
+        catch (RuntimeException listenerFailure) {
+            // a failing observer must not turn a counted, transient error into a dead acceptor
         }
     }
 

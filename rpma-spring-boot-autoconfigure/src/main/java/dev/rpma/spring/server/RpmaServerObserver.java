@@ -3,6 +3,8 @@ package dev.rpma.spring.server;
 import java.time.Duration;
 import java.util.function.Supplier;
 
+import dev.rpma.jna.RpmaException;
+
 /**
  * Hooks for observability around the dispatch path (timers, tracing). Implementations must be
  * thread-safe and quick; the defaults do nothing.
@@ -24,5 +26,13 @@ public interface RpmaServerObserver {
 
     /** A meter source: the endpoint server was created (before it starts). */
     default void endpointCreated(RpmaEndpointServer server) {
+    }
+
+    /**
+     * librpma failed on the endpoint or one of its connections; the error is already counted in
+     * {@link RpmaEndpointStatistics#errors()}, so a new function and code can be registered as a meter.
+     * Called on the thread that met it, usually the acceptor's: never block.
+     */
+    default void error(String endpoint, RpmaException error) {
     }
 }

@@ -4,6 +4,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.function.Supplier;
 
+import dev.rpma.jna.RpmaException;
 import dev.rpma.spring.server.RpmaEndpointServer;
 import dev.rpma.spring.server.RpmaIncomingRequest;
 import dev.rpma.spring.server.RpmaServerObserver;
@@ -44,5 +45,10 @@ final class CompositeRpmaServerObserver implements RpmaServerObserver {
     @Override
     public void endpointCreated(RpmaEndpointServer server) {
         this.observers.forEach((observer) -> observer.endpointCreated(server));
+    }
+
+    @Override
+    public void error(String endpoint, RpmaException error) {
+        this.observers.forEach((observer) -> observer.error(endpoint, error));
     }
 }
