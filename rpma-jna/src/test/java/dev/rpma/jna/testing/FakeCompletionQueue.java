@@ -42,6 +42,13 @@ public final class FakeCompletionQueue {
         }
     }
 
+    /** The queue's completion channel fd ({@code rpma_cq_get_fd}); -1 once its owner was deleted. */
+    public int fd() {
+        synchronized (this.fake.lock) {
+            return (this.fd != null && this.fd.isOpen()) ? this.fd.fd() : -1;
+        }
+    }
+
     /** Whether this is a receive completion queue. */
     public boolean isReceiveQueue() {
         return this.receive;
