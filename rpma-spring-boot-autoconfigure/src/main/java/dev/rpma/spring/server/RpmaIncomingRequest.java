@@ -6,6 +6,7 @@ import dev.rpma.jna.RpmaConnection;
 import dev.rpma.jna.RpmaConnectionRequest;
 import dev.rpma.jna.RpmaException;
 import dev.rpma.jna.RpmaMemoryRegion;
+import dev.rpma.jna.RpmaPeer;
 
 /**
  * A connection request as a handler sees it: its private data, a receive posted before accept,
@@ -53,6 +54,14 @@ public final class RpmaIncomingRequest {
     /** The private data the client sent (a copy); over RoCE possibly zero-padded. */
     public byte[] privateData() {
         return this.privateData.clone();
+    }
+
+    /**
+     * The peer of the endpoint the request arrived on: register the memory the connection will use
+     * with it (e.g. the buffer of a receive posted before accepting). Thread-safe.
+     */
+    public RpmaPeer peer() {
+        return this.request.endpoint().peer();
     }
 
     /** Posts a receive before accepting, so the client's first message has a buffer. Any thread. */
