@@ -1,0 +1,524 @@
+/*
+ * baseline_server.c - the C baseline for the rdma-vs-c comparison: a librpma server
+ * doing the same work as the Java sample app, on one thread, with one poll() loop.
+ *
+ *   baseline_server hello|pingpong ADDR PORT
+ *
+ * Serves until SIGINT/SIGTERM, then disconnects every client, waits (bounded) for
+ * their CLOSED events, deletes everything and exits 0 (1 if anything failed).
+ *
+ * Protocols (wire-compatible with librpma's examples 01-connection and
+ * 08-messages-ping-pong):
+ *   hello:    the client connects with private data "Hello server!\0" (14 bytes);
+ *             the server accepts with "Hello client!\0"; the client disconnects.
+ *   pingpong: each message is one little-endian u64. A receive is posted on the
+ *             request before accepting; for each received value v the server posts
+ *             the next receive and sends v+1; v == UINT64_MAX means "done": the
+ *             server disconnects, waits for CLOSED and deletes the connection.
+ *
+ * The event loop polls: a signalfd, the endpoint fd (non-blocking) and, for each
+ * connection, its CM event fd (non-blocking) and, in pingpong mode, the fd of its
+ * completion channel (non-blocking). Every librpma object is owned by this thread.
+ *
+ * Written against the public API in <librpma.h> (librpma 1.2/1.3).
+ */
+#define _GNU_SOURCE
+#include <librpma.h>
+#include <infiniband/verbs.h>
+
+#include <endian.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/signalfd.h>
+#include <time.h>
+#include <unistd.h>
+
+#define SHUTDOWN_GRACE_MS 3000  /* how long to wait for CLOSED after SIGTERM */
+#define WC_BATCH 16
+
+static const char HELLO_CLIENT[] = "Hello client!";   /* sent with its '\0': 14 bytes */
+static const char HELLO_SERVER[] = "Hello server!";   /* expected from the client */
+
+enum mode { MODE_HELLO, MODE_PINGPONG };
+
+struct client {
+	struct client *next;
+	unsigned long id;
+	struct rpma_conn *conn;
+	struct rpma_cq *cq;           /* pingpong only: the connection's main CQ */
+	int ev_fd;                    /* CM event channel of the connection */
+	int cq_fd;                    /* completion channel, -1 in hello mode */
+	bool established;
+	bool disconnect_sent;
+	bool dead;                    /* deleted; freed at the end of the loop iteration */
+	uint64_t *recv_buf, *send_buf;
+	struct rpma_mr_local *recv_mr, *send_mr;
+	unsigned long messages;
+};
+
+static struct {
+	unsigned long accepted, established, closed, forced, messages;
+	unsigned long bad_pdata, accept_errors, ep_errors, conn_errors, wc_errors, unknown_events;
+} stats;
+
+static enum mode mode;
+static struct rpma_peer *peer;
+static struct rpma_ep *ep;
+static struct client *clients;
+static unsigned long next_id = 1;
+
+static void log_err(const char *what, int ret)
+{
+	fprintf(stderr, "baseline_server: %s failed: %d (%s)\n", what, ret, rpma_err_2str(ret));
+}
+
+static int set_nonblock(int fd)
+{
+	int fl = fcntl(fd, F_GETFL);
+	return fl < 0 ? -1 : fcntl(fd, F_SETFL, fl | O_NONBLOCK);
+}
+
+static uint64_t now_ms(void)
+{
+	struct timespec t;
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (uint64_t)t.tv_sec * 1000u + (uint64_t)t.tv_nsec / 1000000u;
+}
+
+/* release the buffers and registrations of a client (after its connection is gone) */
+static void client_free_buffers(struct client *c)
+{
+	int ret;
+	if (c->recv_mr && (ret = rpma_mr_dereg(&c->recv_mr)))
+		log_err("rpma_mr_dereg(recv)", ret);
+	if (c->send_mr && (ret = rpma_mr_dereg(&c->send_mr)))
+		log_err("rpma_mr_dereg(send)", ret);
+	free(c->recv_buf);
+	free(c->send_buf);
+	c->recv_buf = c->send_buf = NULL;
+}
+
+/* disconnect (unless done already), delete the connection, release its memory */
+static void client_close(struct client *c, bool forced)
+{
+	int ret;
+	if (c->dead)
+		return;
+	if (!c->disconnect_sent) {
+		c->disconnect_sent = true;
+		(void) rpma_conn_disconnect(c->conn);   /* fails harmlessly if the peer is gone */
+	}
+	if ((ret = rpma_conn_delete(&c->conn))) {      /* NULLs c->conn even on error */
+		log_err("rpma_conn_delete", ret);
+		stats.conn_errors++;
+	}
+	client_free_buffers(c);
+	c->dead = true;
+	stats.closed++;
+	if (forced)
+		stats.forced++;
+}
+
+static void client_start_disconnect(struct client *c)
+{
+	int ret;
+	if (c->dead || c->disconnect_sent)
+		return;
+	c->disconnect_sent = true;
+	if ((ret = rpma_conn_disconnect(c->conn))) {
+		log_err("rpma_conn_disconnect", ret);
+		client_close(c, true);
+	}
+}
+
+/* one connection request from the endpoint: prepare it and accept it */
+static void accept_one(void)
+{
+	struct rpma_conn_req *req = NULL;
+	int ret = rpma_ep_next_conn_req(ep, NULL, &req);
+	if (ret == RPMA_E_NO_EVENT)
+		return;
+	if (ret == RPMA_E_INVAL || ret == RPMA_E_PROVIDER || ret == RPMA_E_NOMEM) {
+		/* INVAL: a non-request event was dropped; PROVIDER: EAGAIN after a spurious
+		 * POLLIN (or a real provider error, logged by librpma); all transient here */
+		stats.ep_errors++;
+		return;
+	}
+	if (ret) {
+		log_err("rpma_ep_next_conn_req", ret);
+		stats.ep_errors++;
+		return;
+	}
+
+	struct client *c = calloc(1, sizeof(*c));
+	if (!c)
+		goto reject;
+	c->id = next_id++;
+	c->ev_fd = c->cq_fd = -1;
+
+	struct rpma_conn_private_data pd = { NULL, 0 };
+	struct rpma_conn_private_data *reply = NULL;
+	if (mode == MODE_HELLO) {
+		struct rpma_conn_private_data in;
+		if (rpma_conn_req_get_private_data(req, &in) || in.len < sizeof(HELLO_SERVER) ||
+				memcmp(in.ptr, HELLO_SERVER, sizeof(HELLO_SERVER)) != 0)
+			stats.bad_pdata++;   /* counted, still accepted (as the upstream example) */
+		pd.ptr = (void *)HELLO_CLIENT;
+		pd.len = sizeof(HELLO_CLIENT);   /* 14, with the terminating '\0' */
+		reply = &pd;
+	} else {
+		if (posix_memalign((void **)&c->recv_buf, 64, sizeof(uint64_t)) ||
+				posix_memalign((void **)&c->send_buf, 64, sizeof(uint64_t)))
+			goto reject;
+		*c->recv_buf = *c->send_buf = 0;
+		if ((ret = rpma_mr_reg(peer, c->recv_buf, sizeof(uint64_t), RPMA_MR_USAGE_RECV, &c->recv_mr))) {
+			log_err("rpma_mr_reg(recv)", ret);
+			goto reject;
+		}
+		if ((ret = rpma_mr_reg(peer, c->send_buf, sizeof(uint64_t), RPMA_MR_USAGE_SEND, &c->send_mr))) {
+			log_err("rpma_mr_reg(send)", ret);
+			goto reject;
+		}
+		/* the first receive must be in place before the client can send */
+		if ((ret = rpma_conn_req_recv(req, c->recv_mr, 0, sizeof(uint64_t), c))) {
+			log_err("rpma_conn_req_recv", ret);
+			goto reject;
+		}
+	}
+
+	/* consumes req whatever the result */
+	if ((ret = rpma_conn_req_connect(&req, reply, &c->conn))) {
+		log_err("rpma_conn_req_connect", ret);
+		goto fail;
+	}
+	if ((ret = rpma_conn_get_event_fd(c->conn, &c->ev_fd)) || set_nonblock(c->ev_fd)) {
+		log_err("rpma_conn_get_event_fd", ret);
+		goto fail_conn;
+	}
+	if (mode == MODE_PINGPONG) {
+		if ((ret = rpma_conn_get_cq(c->conn, &c->cq)) || (ret = rpma_cq_get_fd(c->cq, &c->cq_fd)) ||
+				set_nonblock(c->cq_fd)) {
+			log_err("rpma_conn_get_cq/rpma_cq_get_fd", ret);
+			goto fail_conn;
+		}
+	}
+	c->next = clients;
+	clients = c;
+	stats.accepted++;
+	return;
+
+fail_conn:
+	c->next = clients;       /* let the normal path tear it down */
+	clients = c;
+	client_close(c, true);
+	stats.accept_errors++;
+	return;
+reject:
+	if (req && (ret = rpma_conn_req_delete(&req)))   /* the client sees REJECTED */
+		log_err("rpma_conn_req_delete", ret);
+fail:
+	stats.accept_errors++;
+	if (c) {
+		client_free_buffers(c);
+		free(c);
+	}
+}
+
+static void handle_conn_event(struct client *c)
+{
+	enum rpma_conn_event ev = RPMA_CONN_UNDEFINED;
+	int ret = rpma_conn_next_event(c->conn, &ev);
+	if (ret == RPMA_E_NO_EVENT)
+		return;
+	if (ret == RPMA_E_UNKNOWN) {  /* an event librpma does not map (acked and dropped) */
+		stats.unknown_events++;
+		return;
+	}
+	if (ret) {
+		/* PROVIDER: EAGAIN after a spurious POLLIN, or the channel broke */
+		stats.conn_errors++;
+		return;
+	}
+	switch (ev) {
+	case RPMA_CONN_ESTABLISHED:
+		c->established = true;
+		stats.established++;
+		break;
+	case RPMA_CONN_CLOSED:   /* DISCONNECTED or TIMEWAIT_EXIT: can come twice, the first one wins */
+	case RPMA_CONN_LOST:
+		client_close(c, false);
+		break;
+	default:
+		fprintf(stderr, "baseline_server: connection %lu: unexpected event %s\n",
+			c->id, rpma_utils_conn_event_2str(ev));
+		stats.conn_errors++;
+		client_close(c, true);
+		break;
+	}
+}
+
+/* pingpong: one received value */
+static void handle_message(struct client *c, uint64_t v)
+{
+	int ret;
+	if (v == UINT64_MAX) {          /* the client is done */
+		client_start_disconnect(c);
+		return;
+	}
+	if ((ret = rpma_recv(c->conn, c->recv_mr, 0, sizeof(uint64_t), c))) {
+		log_err("rpma_recv", ret);
+		goto broken;
+	}
+	*c->send_buf = htole64(v + 1);
+	if ((ret = rpma_send(c->conn, c->send_mr, 0, sizeof(uint64_t), RPMA_F_COMPLETION_ALWAYS, c))) {
+		log_err("rpma_send", ret);
+		goto broken;
+	}
+	c->messages++;
+	stats.messages++;
+	return;
+broken:
+	stats.conn_errors++;
+	client_start_disconnect(c);
+}
+
+static void handle_completions(struct client *c)
+{
+	/* consume the channel event and re-arm the CQ, then drain it: a completion that
+	 * arrives after the re-arm raises a new event, so nothing is left behind */
+	int ret = rpma_cq_wait(c->cq);
+	if (ret && ret != RPMA_E_NO_COMPLETION) {
+		log_err("rpma_cq_wait", ret);
+		stats.conn_errors++;
+		client_close(c, true);
+		return;
+	}
+	struct ibv_wc wc[WC_BATCH];
+	for (;;) {
+		int got = 0;
+		ret = rpma_cq_get_wc(c->cq, WC_BATCH, wc, &got);
+		if (ret == RPMA_E_NO_COMPLETION)
+			return;
+		if (ret) {
+			log_err("rpma_cq_get_wc", ret);
+			stats.conn_errors++;
+			client_close(c, true);
+			return;
+		}
+		for (int i = 0; i < got && !c->dead; i++) {
+			if (wc[i].status != IBV_WC_SUCCESS) {
+				/* flushed work requests after a disconnect are expected */
+				if (!c->disconnect_sent) {
+					fprintf(stderr, "baseline_server: connection %lu: completion %s\n",
+						c->id, ibv_wc_status_str(wc[i].status));
+					stats.wc_errors++;
+					client_start_disconnect(c);
+				}
+				continue;
+			}
+			if (wc[i].opcode == IBV_WC_RECV) {
+				if (wc[i].byte_len != sizeof(uint64_t)) {
+					stats.wc_errors++;
+					client_start_disconnect(c);
+					continue;
+				}
+				if (!c->disconnect_sent)
+					handle_message(c, le64toh(*c->recv_buf));
+			}
+			/* IBV_WC_SEND: nothing to do, the buffer is reused only after the next receive */
+		}
+		if (got < WC_BATCH)
+			return;
+	}
+}
+
+static void reap_dead(void)
+{
+	struct client **pp = &clients;
+	while (*pp) {
+		struct client *c = *pp;
+		if (c->dead) {
+			*pp = c->next;
+			free(c);
+		} else {
+			pp = &c->next;
+		}
+	}
+}
+
+static unsigned count_clients(void)
+{
+	unsigned n = 0;
+	for (struct client *c = clients; c; c = c->next)
+		n++;
+	return n;
+}
+
+int main(int argc, char **argv)
+{
+	if (argc != 4 || (strcmp(argv[1], "hello") && strcmp(argv[1], "pingpong"))) {
+		fprintf(stderr, "usage: %s hello|pingpong ADDR PORT\n", argv[0]);
+		return 2;
+	}
+	mode = strcmp(argv[1], "hello") == 0 ? MODE_HELLO : MODE_PINGPONG;
+	const char *addr = argv[2], *port = argv[3];
+	int ret, rc = 0;
+
+	/* librpma logs to syslog by default; also show errors on stderr */
+	(void) rpma_log_set_threshold(RPMA_LOG_THRESHOLD_AUX, RPMA_LOG_LEVEL_ERROR);
+
+	sigset_t sigs;
+	sigemptyset(&sigs);
+	sigaddset(&sigs, SIGINT);
+	sigaddset(&sigs, SIGTERM);
+	sigprocmask(SIG_BLOCK, &sigs, NULL);
+	int sig_fd = signalfd(-1, &sigs, SFD_NONBLOCK | SFD_CLOEXEC);
+	if (sig_fd < 0) {
+		perror("signalfd");
+		return 1;
+	}
+
+	struct ibv_context *ibv;
+	if ((ret = rpma_utils_get_ibv_context(addr, RPMA_UTIL_IBV_CONTEXT_LOCAL, &ibv))) {
+		log_err("rpma_utils_get_ibv_context", ret);
+		return 1;
+	}
+	if ((ret = rpma_peer_new(ibv, &peer))) {
+		log_err("rpma_peer_new", ret);
+		return 1;
+	}
+	if ((ret = rpma_ep_listen(peer, addr, port, &ep))) {
+		log_err("rpma_ep_listen", ret);
+		(void) rpma_peer_delete(&peer);
+		return 1;
+	}
+	int ep_fd;
+	if ((ret = rpma_ep_get_fd(ep, &ep_fd)) || set_nonblock(ep_fd)) {
+		log_err("rpma_ep_get_fd", ret);
+		return 1;
+	}
+	printf("baseline_server: %s listening on %s:%s (device %s)\n", argv[1], addr, port,
+		ibv_get_device_name(ibv->device));
+	fflush(stdout);
+
+	enum { K_SIG, K_EP, K_EV, K_CQ };
+	struct pollfd *pfd = NULL;
+	struct { int kind; struct client *c; } *who = NULL;
+	size_t cap = 0;
+	bool stopping = false;
+	uint64_t deadline = 0;
+
+	for (;;) {
+		size_t need = 2 + 2 * (size_t)count_clients();
+		if (need > cap) {
+			cap = need * 2;
+			pfd = realloc(pfd, cap * sizeof(*pfd));
+			who = realloc(who, cap * sizeof(*who));
+			if (!pfd || !who) {
+				fprintf(stderr, "baseline_server: out of memory\n");
+				return 1;
+			}
+		}
+		size_t n = 0;
+		pfd[n] = (struct pollfd){ sig_fd, POLLIN, 0 };
+		who[n].kind = K_SIG; who[n++].c = NULL;
+		if (ep) {
+			pfd[n] = (struct pollfd){ ep_fd, POLLIN, 0 };
+			who[n].kind = K_EP; who[n++].c = NULL;
+		}
+		for (struct client *c = clients; c; c = c->next) {
+			pfd[n] = (struct pollfd){ c->ev_fd, POLLIN, 0 };
+			who[n].kind = K_EV; who[n++].c = c;
+			if (c->cq_fd >= 0) {
+				pfd[n] = (struct pollfd){ c->cq_fd, POLLIN, 0 };
+				who[n].kind = K_CQ; who[n++].c = c;
+			}
+		}
+
+		int timeout = -1;
+		if (stopping) {
+			uint64_t t = now_ms();
+			timeout = t >= deadline ? 0 : (int)(deadline - t);
+		}
+		int np = poll(pfd, n, timeout);
+		if (np < 0 && errno != EINTR) {
+			perror("poll");
+			rc = 1;
+			break;
+		}
+		bool stop_now = false;
+		for (size_t i = 0; np > 0 && i < n; i++) {
+			if (!pfd[i].revents)
+				continue;
+			struct client *c = who[i].c;
+			switch (who[i].kind) {
+			case K_SIG: {
+				struct signalfd_siginfo si;
+				while (read(sig_fd, &si, sizeof(si)) == sizeof(si))
+					stop_now = true;
+				break;
+			}
+			case K_EP:
+				accept_one();
+				break;
+			case K_EV:
+				if (!c->dead)
+					handle_conn_event(c);
+				break;
+			case K_CQ:
+				if (!c->dead)
+					handle_completions(c);
+				break;
+			}
+		}
+		reap_dead();
+
+		if (stop_now && !stopping) {
+			stopping = true;
+			deadline = now_ms() + SHUTDOWN_GRACE_MS;
+			fprintf(stderr, "baseline_server: stopping, %u connection(s) open\n", count_clients());
+			if ((ret = rpma_ep_shutdown(&ep))) {   /* no new requests from here on */
+				log_err("rpma_ep_shutdown", ret);
+				rc = 1;
+			}
+			for (struct client *c = clients; c; c = c->next)
+				client_start_disconnect(c);
+			reap_dead();
+		}
+		if (stopping && now_ms() >= deadline) {
+			for (struct client *c = clients; c; c = c->next)
+				client_close(c, true);   /* no CLOSED in time: delete anyway */
+			reap_dead();
+		}
+		if (stopping && !clients)
+			break;
+	}
+
+	free(pfd);
+	free(who);
+	if (ep && (ret = rpma_ep_shutdown(&ep))) {
+		log_err("rpma_ep_shutdown", ret);
+		rc = 1;
+	}
+	if ((ret = rpma_peer_delete(&peer))) {
+		log_err("rpma_peer_delete", ret);
+		rc = 1;
+	}
+	close(sig_fd);
+	if (stats.conn_errors || stats.accept_errors || stats.wc_errors)
+		rc = 1;
+	printf("baseline_server: stopped: accepted=%lu established=%lu closed=%lu forced=%lu "
+		"messages=%lu bad_pdata=%lu accept_errors=%lu ep_errors=%lu conn_errors=%lu wc_errors=%lu "
+		"unknown_events=%lu\n",
+		stats.accepted, stats.established, stats.closed, stats.forced, stats.messages,
+		stats.bad_pdata, stats.accept_errors, stats.ep_errors, stats.conn_errors, stats.wc_errors,
+		stats.unknown_events);
+	return rc;
+}

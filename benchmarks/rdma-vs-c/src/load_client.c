@@ -1,0 +1,482 @@
+/*
+ * load_client.c - load generator for the rdma-vs-c comparison (the same client
+ * drives the C baseline server and the Java sample app).
+ *
+ *   load_client hello    ADDR PORT [--cycles N] [--concurrency C] [--timeout SEC]
+ *   load_client pingpong ADDR PORT [--rounds R] [--concurrency C] [--warmup W] [--timeout SEC]
+ *
+ * hello:    C threads, each doing N sequential cycles of connect (private data
+ *           "Hello server!\0") -> ESTABLISHED -> check the server's private data
+ *           "Hello client!\0" -> disconnect -> CLOSED -> delete.
+ * pingpong: C threads, each with one connection doing W unmeasured + R measured
+ *           round trips (send one little-endian u64 v, receive v+1), then sending
+ *           UINT64_MAX ("done"); each round trip is timed with CLOCK_MONOTONIC.
+ *
+ * A REJECTED/UNREACHABLE connect is retried (up to MAX_RETRIES, with back-off).
+ * Prints one machine-readable line at the end:
+ *   RESULT hello addr=.. concurrency=.. cycles=.. seconds=.. rate=.. p50_ms=.. p99_ms=.. retries=.. errors=..
+ *   RESULT pingpong addr=.. concurrency=.. rounds=.. seconds=.. rate=.. p50_us=.. p99_us=.. mean_us=.. min_us=.. max_us=.. retries=.. errors=..
+ * Exit code 0 only when every cycle/round succeeded and verified.
+ *
+ * Written against the public API in <librpma.h> (librpma 1.2/1.3). librpma's
+ * THREAD_SAFETY.md lists rpma_conn_req_new and rpma_mr_reg/dereg as not thread-safe:
+ * those calls are serialized with a mutex; everything per connection runs unlocked.
+ */
+#define _GNU_SOURCE
+#include <librpma.h>
+#include <infiniband/verbs.h>
+
+#include <endian.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <poll.h>
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#define MAX_RETRIES 10
+#define WC_BATCH 4
+
+static const char HELLO_SERVER[] = "Hello server!";   /* sent with its '\0': 14 bytes */
+static const char HELLO_CLIENT[] = "Hello client!";   /* expected from the server */
+
+static struct rpma_peer *peer;
+static const char *addr, *port;
+static pthread_mutex_t lib_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_barrier_t start_barrier;
+static long cycles = 50, rounds = 2000, warmup = 0;
+
+struct worker {
+	pthread_t tid;
+	int idx;
+	uint64_t *lat_ns;          /* one per cycle (hello) or measured round (pingpong) */
+	long done;                 /* completed cycles / measured rounds */
+	long retries, errors;
+	uint64_t t_first, t_last;  /* measured phase, ns */
+};
+
+static uint64_t now_ns(void)
+{
+	struct timespec t;
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
+}
+
+#define FAIL(w, what, ret) do { \
+	fprintf(stderr, "load_client[%d]: %s failed: %d (%s)\n", (w)->idx, (what), (ret), rpma_err_2str(ret)); \
+	(w)->errors++; } while (0)
+
+/* next connection event, blocking */
+static int next_event(struct worker *w, struct rpma_conn *conn, enum rpma_conn_event *ev)
+{
+	int ret;
+	do {
+		ret = rpma_conn_next_event(conn, ev);
+	} while (ret == RPMA_E_UNKNOWN);   /* an unmapped CM event: skip it */
+	if (ret)
+		FAIL(w, "rpma_conn_next_event", ret);
+	return ret;
+}
+
+/*
+ * Connect with retries. recv_mr != NULL: post a receive of one u64 on the request
+ * first. Returns the established connection or NULL (error counted).
+ */
+static struct rpma_conn *connect_retrying(struct worker *w, const struct rpma_conn_private_data *pd,
+		struct rpma_mr_local *recv_mr)
+{
+	for (int attempt = 0; attempt <= MAX_RETRIES; attempt++) {
+		struct rpma_conn_req *req = NULL;
+		struct rpma_conn *conn = NULL;
+		pthread_mutex_lock(&lib_lock);
+		int ret = rpma_conn_req_new(peer, addr, port, NULL, &req);
+		pthread_mutex_unlock(&lib_lock);
+		if (ret) {
+			FAIL(w, "rpma_conn_req_new", ret);
+			return NULL;
+		}
+		if (recv_mr && (ret = rpma_conn_req_recv(req, recv_mr, 0, sizeof(uint64_t), NULL))) {
+			FAIL(w, "rpma_conn_req_recv", ret);
+			(void) rpma_conn_req_delete(&req);
+			return NULL;
+		}
+		if ((ret = rpma_conn_req_connect(&req, pd, &conn))) {   /* consumes req */
+			FAIL(w, "rpma_conn_req_connect", ret);
+			return NULL;
+		}
+		enum rpma_conn_event ev = RPMA_CONN_UNDEFINED;
+		if (next_event(w, conn, &ev)) {
+			(void) rpma_conn_delete(&conn);
+			return NULL;
+		}
+		if (ev == RPMA_CONN_ESTABLISHED)
+			return conn;
+		(void) rpma_conn_delete(&conn);
+		if (ev != RPMA_CONN_REJECTED && ev != RPMA_CONN_UNREACHABLE) {
+			fprintf(stderr, "load_client[%d]: connect: unexpected event %s\n", w->idx,
+				rpma_utils_conn_event_2str(ev));
+			w->errors++;
+			return NULL;
+		}
+		w->retries++;
+		struct timespec d = { 0, (long)(1000000L << (attempt < 8 ? attempt : 8)) };   /* 1 ms .. 256 ms */
+		nanosleep(&d, NULL);
+	}
+	fprintf(stderr, "load_client[%d]: connect: still rejected after %d retries\n", w->idx, MAX_RETRIES);
+	w->errors++;
+	return NULL;
+}
+
+/* disconnect (also answers a disconnect of the server), wait for CLOSED unless it was
+ * seen already, delete */
+static int close_conn(struct worker *w, struct rpma_conn **conn, bool closed_seen)
+{
+	int ret = rpma_conn_disconnect(*conn);
+	if (ret)
+		FAIL(w, "rpma_conn_disconnect", ret);
+	enum rpma_conn_event ev = closed_seen ? RPMA_CONN_CLOSED : RPMA_CONN_UNDEFINED;
+	while (!ret && ev != RPMA_CONN_CLOSED && ev != RPMA_CONN_LOST)
+		ret = next_event(w, *conn, &ev);
+	int ret2 = rpma_conn_delete(conn);
+	if (ret2)
+		FAIL(w, "rpma_conn_delete", ret2);
+	return ret ? ret : ret2;
+}
+
+static void *hello_worker(void *arg)
+{
+	struct worker *w = arg;
+	struct rpma_conn_private_data pd = { (void *)HELLO_SERVER, sizeof(HELLO_SERVER) };
+	pthread_barrier_wait(&start_barrier);
+	w->t_first = now_ns();
+	for (long i = 0; i < cycles; i++) {
+		uint64_t t0 = now_ns();
+		struct rpma_conn *conn = connect_retrying(w, &pd, NULL);
+		if (!conn)
+			break;
+		struct rpma_conn_private_data in = { NULL, 0 };
+		int ret = rpma_conn_get_private_data(conn, &in);
+		bool ok = !ret && in.ptr && in.len >= sizeof(HELLO_CLIENT) &&
+			memcmp(in.ptr, HELLO_CLIENT, sizeof(HELLO_CLIENT)) == 0;
+		if (!ok) {
+			fprintf(stderr, "load_client[%d]: cycle %ld: unexpected server private data (len %u)\n",
+				w->idx, i, (unsigned)in.len);
+			w->errors++;
+		}
+		if (close_conn(w, &conn, false) || !ok)
+			break;
+		w->lat_ns[w->done++] = now_ns() - t0;
+	}
+	w->t_last = now_ns();
+	return NULL;
+}
+
+#define CONN_CLOSED 1
+
+/*
+ * Wait until the given numbers of SEND and RECV completions arrived. Watches the
+ * connection's event channel too: a server that disconnects does not make a posted
+ * receive complete. Returns 0, CONN_CLOSED (CLOSED/LOST seen) or an error (< 0).
+ */
+static int wait_completions(struct worker *w, struct rpma_conn *conn, struct rpma_cq *cq,
+		int sends, int recvs)
+{
+	struct ibv_wc wc[WC_BATCH];
+	struct pollfd pfd[2] = { { -1, POLLIN, 0 }, { -1, POLLIN, 0 } };
+	(void) rpma_cq_get_fd(cq, &pfd[0].fd);
+	(void) rpma_conn_get_event_fd(conn, &pfd[1].fd);
+	while (sends > 0 || recvs > 0) {
+		int got = 0;
+		int ret = rpma_cq_get_wc(cq, WC_BATCH, wc, &got);
+		if (ret == RPMA_E_NO_COMPLETION) {
+			if (poll(pfd, 2, -1) < 0) {
+				if (errno == EINTR)
+					continue;
+				perror("poll");
+				w->errors++;
+				return -1;
+			}
+			if (pfd[1].revents) {
+				enum rpma_conn_event ev = RPMA_CONN_UNDEFINED;
+				if ((ret = next_event(w, conn, &ev)))
+					return ret;
+				if (ev == RPMA_CONN_CLOSED || ev == RPMA_CONN_LOST)
+					return CONN_CLOSED;
+			}
+			if (pfd[0].revents) {
+				/* consumes the channel event and re-arms the CQ */
+				ret = rpma_cq_wait(cq);
+				if (ret && ret != RPMA_E_NO_COMPLETION) {
+					FAIL(w, "rpma_cq_wait", ret);
+					return ret;
+				}
+			}
+			continue;
+		}
+		if (ret) {
+			FAIL(w, "rpma_cq_get_wc", ret);
+			return ret;
+		}
+		for (int i = 0; i < got; i++) {
+			if (wc[i].status != IBV_WC_SUCCESS) {
+				fprintf(stderr, "load_client[%d]: completion %s\n", w->idx,
+					ibv_wc_status_str(wc[i].status));
+				w->errors++;
+				return -1;
+			}
+			if (wc[i].opcode == IBV_WC_SEND)
+				sends--;
+			else if (wc[i].opcode == IBV_WC_RECV)
+				recvs--;
+		}
+	}
+	return 0;
+}
+
+static void *pingpong_worker(void *arg)
+{
+	struct worker *w = arg;
+	uint64_t *recv_buf = NULL, *send_buf = NULL;
+	struct rpma_mr_local *recv_mr = NULL, *send_mr = NULL;
+	struct rpma_conn *conn = NULL;
+	bool closed = false;
+	int ret;
+
+	/* every worker passes the barrier exactly once, before anything can fail */
+	pthread_barrier_wait(&start_barrier);
+	if (posix_memalign((void **)&recv_buf, 64, sizeof(uint64_t)) ||
+			posix_memalign((void **)&send_buf, 64, sizeof(uint64_t))) {
+		w->errors++;
+		goto out;
+	}
+	pthread_mutex_lock(&lib_lock);
+	ret = rpma_mr_reg(peer, recv_buf, sizeof(uint64_t), RPMA_MR_USAGE_RECV, &recv_mr);
+	if (!ret)
+		ret = rpma_mr_reg(peer, send_buf, sizeof(uint64_t), RPMA_MR_USAGE_SEND, &send_mr);
+	pthread_mutex_unlock(&lib_lock);
+	if (ret) {
+		FAIL(w, "rpma_mr_reg", ret);
+		goto out;
+	}
+
+	conn = connect_retrying(w, NULL, recv_mr);   /* first receive posted on the request */
+	if (!conn)
+		goto out;
+	struct rpma_cq *cq;
+	if ((ret = rpma_conn_get_cq(conn, &cq))) {
+		FAIL(w, "rpma_conn_get_cq", ret);
+		goto out_conn;
+	}
+
+	uint64_t v = ((uint64_t)w->idx + 1) << 32;   /* distinct per connection */
+	for (long r = 0; r < warmup + rounds; r++) {
+		*send_buf = htole64(v);
+		uint64_t t0 = now_ns();
+		if (r == warmup)
+			w->t_first = t0;
+		if ((ret = rpma_send(conn, send_mr, 0, sizeof(uint64_t), RPMA_F_COMPLETION_ALWAYS, NULL))) {
+			FAIL(w, "rpma_send", ret);
+			goto out_conn;
+		}
+		if ((ret = wait_completions(w, conn, cq, 1, 1))) {
+			if (ret == CONN_CLOSED) {
+				closed = true;
+				fprintf(stderr, "load_client[%d]: round %ld: the server closed the connection\n",
+					w->idx, r);
+				w->errors++;
+			}
+			goto out_conn;
+		}
+		uint64_t t1 = now_ns();
+		uint64_t got = le64toh(*recv_buf);
+		if (got != v + 1) {
+			fprintf(stderr, "load_client[%d]: round %ld: sent %" PRIu64 ", got %" PRIu64 "\n",
+				w->idx, r, v, got);
+			w->errors++;
+			goto out_conn;
+		}
+		if (r >= warmup) {
+			w->lat_ns[w->done++] = t1 - t0;
+			w->t_last = t1;
+		}
+		v = got;
+		if (r + 1 < warmup + rounds &&
+				(ret = rpma_recv(conn, recv_mr, 0, sizeof(uint64_t), NULL))) {
+			FAIL(w, "rpma_recv", ret);
+			goto out_conn;
+		}
+	}
+	/* "I am done": the server disconnects when it sees UINT64_MAX */
+	*send_buf = htole64(UINT64_MAX);
+	if ((ret = rpma_send(conn, send_mr, 0, sizeof(uint64_t), RPMA_F_COMPLETION_ALWAYS, NULL)))
+		FAIL(w, "rpma_send(done)", ret);
+	else if (wait_completions(w, conn, cq, 1, 0) == CONN_CLOSED)
+		closed = true;   /* expected here: the server disconnects after "done" */
+
+out_conn:
+	(void) close_conn(w, &conn, closed);
+out:
+	pthread_mutex_lock(&lib_lock);
+	if (recv_mr && (ret = rpma_mr_dereg(&recv_mr)))
+		FAIL(w, "rpma_mr_dereg", ret);
+	if (send_mr && (ret = rpma_mr_dereg(&send_mr)))
+		FAIL(w, "rpma_mr_dereg", ret);
+	pthread_mutex_unlock(&lib_lock);
+	free(recv_buf);
+	free(send_buf);
+	return NULL;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+	return x < y ? -1 : x > y;
+}
+
+/* nearest-rank percentile of a sorted array */
+static uint64_t percentile(const uint64_t *s, size_t n, double p)
+{
+	if (n == 0)
+		return 0;
+	size_t rank = (size_t)(p / 100.0 * (double)n + 0.999999);
+	if (rank < 1)
+		rank = 1;
+	return s[(rank > n ? n : rank) - 1];
+}
+
+static long parse_long(const char *opt, const char *s)
+{
+	char *end;
+	errno = 0;
+	long v = strtol(s, &end, 10);
+	if (errno || *end || v < 0) {
+		fprintf(stderr, "load_client: bad value for %s: %s\n", opt, s);
+		exit(2);
+	}
+	return v;
+}
+
+int main(int argc, char **argv)
+{
+	if (argc < 4 || (strcmp(argv[1], "hello") && strcmp(argv[1], "pingpong"))) {
+		fprintf(stderr, "usage: %s hello ADDR PORT [--cycles N] [--concurrency C] [--timeout SEC]\n"
+			"       %s pingpong ADDR PORT [--rounds R] [--concurrency C] [--warmup W] [--timeout SEC]\n",
+			argv[0], argv[0]);
+		return 2;
+	}
+	bool hello = strcmp(argv[1], "hello") == 0;
+	addr = argv[2];
+	port = argv[3];
+	long concurrency = 1, timeout_s = 600;
+	for (int i = 4; i < argc; i++) {
+		if (i + 1 >= argc) {
+			fprintf(stderr, "load_client: %s needs a value\n", argv[i]);
+			return 2;
+		}
+		if (!strcmp(argv[i], "--cycles"))
+			cycles = parse_long(argv[i], argv[i + 1]);
+		else if (!strcmp(argv[i], "--rounds"))
+			rounds = parse_long(argv[i], argv[i + 1]);
+		else if (!strcmp(argv[i], "--warmup"))
+			warmup = parse_long(argv[i], argv[i + 1]);
+		else if (!strcmp(argv[i], "--concurrency"))
+			concurrency = parse_long(argv[i], argv[i + 1]);
+		else if (!strcmp(argv[i], "--timeout"))
+			timeout_s = parse_long(argv[i], argv[i + 1]);
+		else {
+			fprintf(stderr, "load_client: unknown option %s\n", argv[i]);
+			return 2;
+		}
+		i++;
+	}
+	if (concurrency < 1 || concurrency > 1024) {
+		fprintf(stderr, "load_client: --concurrency must be 1..1024\n");
+		return 2;
+	}
+	if (timeout_s > 0)
+		alarm((unsigned)timeout_s);   /* a hung server must not hang the benchmark */
+
+	(void) rpma_log_set_threshold(RPMA_LOG_THRESHOLD_AUX, RPMA_LOG_LEVEL_ERROR);
+	struct ibv_context *ibv;
+	int ret = rpma_utils_get_ibv_context(addr, RPMA_UTIL_IBV_CONTEXT_REMOTE, &ibv);
+	if (ret) {
+		fprintf(stderr, "load_client: rpma_utils_get_ibv_context(%s): %s\n", addr, rpma_err_2str(ret));
+		return 1;
+	}
+	if ((ret = rpma_peer_new(ibv, &peer))) {
+		fprintf(stderr, "load_client: rpma_peer_new: %s\n", rpma_err_2str(ret));
+		return 1;
+	}
+
+	long per_thread = hello ? cycles : rounds;
+	struct worker *w = calloc((size_t)concurrency, sizeof(*w));
+	if (!w)
+		return 1;
+	pthread_barrier_init(&start_barrier, NULL, (unsigned)concurrency);
+	for (long i = 0; i < concurrency; i++) {
+		w[i].idx = (int)i;
+		w[i].lat_ns = calloc((size_t)(per_thread > 0 ? per_thread : 1), sizeof(uint64_t));
+		if (!w[i].lat_ns)
+			return 1;
+	}
+	for (long i = 0; i < concurrency; i++) {
+		if (pthread_create(&w[i].tid, NULL, hello ? hello_worker : pingpong_worker, &w[i])) {
+			perror("pthread_create");
+			return 1;
+		}
+	}
+	long done = 0, retries = 0, errors = 0;
+	uint64_t first = UINT64_MAX, last = 0;
+	for (long i = 0; i < concurrency; i++) {
+		pthread_join(w[i].tid, NULL);
+		done += w[i].done;
+		retries += w[i].retries;
+		errors += w[i].errors;
+		if (w[i].done > 0) {
+			if (w[i].t_first < first)
+				first = w[i].t_first;
+			if (w[i].t_last > last)
+				last = w[i].t_last;
+		}
+	}
+	uint64_t *all = malloc((size_t)(done > 0 ? done : 1) * sizeof(uint64_t));
+	if (!all)
+		return 1;
+	size_t n = 0;
+	double sum = 0;
+	for (long i = 0; i < concurrency; i++) {
+		for (long j = 0; j < w[i].done; j++) {
+			all[n++] = w[i].lat_ns[j];
+			sum += (double)w[i].lat_ns[j];
+		}
+		free(w[i].lat_ns);
+	}
+	qsort(all, n, sizeof(uint64_t), cmp_u64);
+	double seconds = last > first ? (double)(last - first) / 1e9 : 0;
+	double rate = seconds > 0 ? (double)done / seconds : 0;
+	long expected = per_thread * concurrency;
+
+	if (hello)
+		printf("RESULT hello addr=%s concurrency=%ld cycles=%ld seconds=%.3f rate=%.1f p50_ms=%.3f "
+			"p99_ms=%.3f mean_ms=%.3f retries=%ld errors=%ld\n",
+			addr, concurrency, done, seconds, rate, percentile(all, n, 50) / 1e6,
+			percentile(all, n, 99) / 1e6, n ? sum / (double)n / 1e6 : 0, retries, errors);
+	else
+		printf("RESULT pingpong addr=%s concurrency=%ld rounds=%ld seconds=%.3f rate=%.1f p50_us=%.1f "
+			"p99_us=%.1f mean_us=%.1f min_us=%.1f max_us=%.1f retries=%ld errors=%ld\n",
+			addr, concurrency, done, seconds, rate, percentile(all, n, 50) / 1e3,
+			percentile(all, n, 99) / 1e3, n ? sum / (double)n / 1e3 : 0,
+			n ? all[0] / 1e3 : 0, n ? all[n - 1] / 1e3 : 0, retries, errors);
+	fflush(stdout);
+	free(all);
+	free(w);
+	pthread_barrier_destroy(&start_barrier);
+	if ((ret = rpma_peer_delete(&peer)))
+		fprintf(stderr, "load_client: rpma_peer_delete: %s\n", rpma_err_2str(ret));
+	return errors || done != expected ? 1 : 0;
+}
