@@ -5,15 +5,34 @@ public class RpmaHandlerConfigurationException extends RuntimeException {
 
     private static final long serialVersionUID = 1L;
 
+    /** What is wrong; each has its own fix. */
+    public enum Problem {
+        /** A configured endpoint has no handler method. */
+        NO_HANDLER,
+        /** A configured endpoint has more than one handler method. */
+        CONFLICTING_HANDLERS,
+        /** A handler method names an endpoint that is not configured. */
+        UNKNOWN_ENDPOINT,
+        /** A handler method's parameters are not an {@code RpmaIncomingRequest} and optionally a {@code String}. */
+        INVALID_SIGNATURE
+    }
+
     private final String endpoint;
 
-    public RpmaHandlerConfigurationException(String message, String endpoint) {
+    private final Problem problem;
+
+    public RpmaHandlerConfigurationException(String message, String endpoint, Problem problem) {
         super(message);
         this.endpoint = endpoint;
+        this.problem = problem;
     }
 
     /** The endpoint concerned. */
     public String endpoint() {
         return this.endpoint;
+    }
+
+    public Problem problem() {
+        return this.problem;
     }
 }

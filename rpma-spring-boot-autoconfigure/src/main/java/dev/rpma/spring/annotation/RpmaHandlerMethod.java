@@ -39,12 +39,14 @@ public final class RpmaHandlerMethod implements RpmaRequestHandler {
             else {
                 throw new RpmaHandlerConfigurationException("@RpmaConnectionHandler method " + name()
                         + " has a parameter of type " + types[i].getName() + "; handler methods take an"
-                        + " RpmaIncomingRequest and optionally a String (the endpoint name)", endpoint);
+                        + " RpmaIncomingRequest and optionally a String (the endpoint name)", endpoint,
+                        RpmaHandlerConfigurationException.Problem.INVALID_SIGNATURE);
             }
         }
         if (!hasRequest) {
             throw new RpmaHandlerConfigurationException("@RpmaConnectionHandler method " + name()
-                    + " must take an RpmaIncomingRequest parameter", endpoint);
+                    + " must take an RpmaIncomingRequest parameter", endpoint,
+                    RpmaHandlerConfigurationException.Problem.INVALID_SIGNATURE);
         }
         ReflectionUtils.makeAccessible(method);
     }

@@ -27,27 +27,35 @@ public class RpmaHandlerRegistry {
         return this.handlers.values().stream().flatMap(List::stream).toList();
     }
 
-    /** Checks that each endpoint has exactly one handler and that no handler names an unknown endpoint. */
+    /**
+     * Checks that no handler names an unknown endpoint (first, since a misspelt name also leaves its
+     * endpoint without a handler) and that each endpoint has exactly one handler.
+     */
     public synchronized void validate(Collection<String> endpoints) {
-        for (String endpoint : endpoints) {
-            List<RpmaHandlerMethod> found = this.handlers.getOrDefault(endpoint, List.of());
-            if (found.isEmpty()) {
-                throw new RpmaHandlerConfigurationException("RDMA endpoint '" + endpoint + "' has no"
-                        + " @RpmaConnectionHandler method, so every request to it would be rejected", endpoint);
-            }
-            if (found.size() > 1) {
-                throw new RpmaHandlerConfigurationException("RDMA endpoint '" + endpoint + "' has "
-                        + found.size() + " @RpmaConnectionHandler methods: " + found.stream()
-                                .map(RpmaHandlerMethod::toString).collect(Collectors.joining(", "))
-                        + "; each endpoint takes exactly one", endpoint);
-            }
-        }
         for (Map.Entry<String, List<RpmaHandlerMethod>> entry : this.handlers.entrySet()) {
             if (!endpoints.contains(entry.getKey())) {
                 throw new RpmaHandlerConfigurationException("@RpmaConnectionHandler " + entry.getValue().get(0)
                         + " names endpoint '" + entry.getKey() + "', which is not configured; configured: "
-                        + endpoints, entry.getKey());
+                        + endpoints, entry.getKey(), RpmaHandlerConfigurationException.Problem.UNKNOWN_ENDPOINT);
             }
+        }
+        for (String endpoint : endpoints) {
+            check(endpoint, this.handlers.getOrDefault(endpoint, List.of()));
+        }
+    }
+
+    private static void check(String endpoint, List<RpmaHandlerMethod> found) {
+        if (found.isEmpty()) {
+            throw new RpmaHandlerConfigurationException("RDMA endpoint '" + endpoint + "' has no"
+                    + " @RpmaConnectionHandler method, so every request to it would be rejected", endpoint,
+                    RpmaHandlerConfigurationException.Problem.NO_HANDLER);
+        }
+        if (found.size() > 1) {
+            throw new RpmaHandlerConfigurationException("RDMA endpoint '" + endpoint + "' has "
+                    + found.size() + " @RpmaConnectionHandler methods: " + found.stream()
+                            .map(RpmaHandlerMethod::toString).collect(Collectors.joining(", "))
+                    + "; each endpoint takes exactly one", endpoint,
+                    RpmaHandlerConfigurationException.Problem.CONFLICTING_HANDLERS);
         }
     }
 
@@ -68,9 +76,7 @@ public class RpmaHandlerRegistry {
 
             private RpmaHandlerMethod method() {
                 List<RpmaHandlerMethod> found = found();
-                if (found.size() != 1) {
-                    validate(List.of(endpoint));
-                }
+                check(endpoint, found);
                 return found.get(0);
             }
 

@@ -93,11 +93,14 @@ public class RpmaProperties {
         return this.endpoints;
     }
 
-    /** Queue sizes and timeouts of each accepted connection; unset values keep librpma's defaults. */
+    /**
+     * Queue sizes and timeouts of each accepted connection. Unset values of a named endpoint come from
+     * the default endpoint's, else librpma's defaults apply.
+     */
     public static class Connection {
 
         /**
-         * Completion queue size (librpma's default: 10).
+         * Completion queue size, at least 1 (librpma's default: 10).
          */
         private Integer cqSize;
 
@@ -175,31 +178,35 @@ public class RpmaProperties {
         }
     }
 
-    /** How the acceptor hands requests to the handlers. */
+    /**
+     * How the acceptor hands requests to the handlers. Unset values of a named endpoint come from the
+     * default endpoint's, else from the defaults below.
+     */
     public static class Acceptor {
 
         /**
-         * Requests waiting for a handler thread; further requests are rejected at once.
+         * Requests waiting for a handler thread; further requests are rejected at once (default: 64).
          */
         private Integer queueCapacity;
 
         /**
-         * Handler threads, i.e. requests handled at once.
+         * Handler threads, i.e. requests handled at once (default: 4).
          */
         private Integer handlerThreads;
 
         /**
-         * Time a handler has to connect or reject a request before it is rejected.
+         * Time a handler has to connect or reject a request before it is rejected (default: 5s).
          */
         private Duration requestDeadline;
 
         /**
-         * Longest wait between two looks at the endpoint when no event wakes the acceptor.
+         * Longest wait between two looks at the endpoint when no event wakes the acceptor (default: 1s).
          */
         private Duration pollInterval;
 
         /**
-         * Transient errors in a row (provider errors, out of memory) after which the endpoint is given up.
+         * Transient errors in a row (provider errors, out of memory) after which the endpoint is given up
+         * (default: 10).
          */
         private Integer maxConsecutiveErrors;
 
