@@ -17,8 +17,11 @@ import com.sun.jna.Pointer;
  */
 public final class NativeLogFunction {
 
-    /** {@code RPMA_LOG_USE_DEFAULT_FUNCTION}: librpma's syslog/stderr logger. */
-    public static final long DEFAULT_FUNCTION = 1;
+    /**
+     * {@code RPMA_LOG_USE_DEFAULT_FUNCTION}, which librpma.h defines as {@code (NULL)}: librpma's
+     * syslog/stderr logger. (Any other value is called as a function pointer.)
+     */
+    public static final long DEFAULT_FUNCTION = 0;
 
     /** Where formatted lines go. */
     @FunctionalInterface
@@ -32,30 +35,51 @@ public final class NativeLogFunction {
                 long a2, long a3, long a4, long a5, long a6, long a7);
     }
 
-    /** Strong reference: librpma keeps the function pointer, so the callback must never be collected. */
-    private static volatile VariadicLogCallback installed;
+    /** Where the one callback sends lines; replaced by each {@link #functionPointer(Sink)}. */
+    private static volatile Sink sink;
+
+    /**
+     * The one callback, created once and strongly held for the JVM's life: JNA references callbacks
+     * weakly, and librpma keeps whatever pointer it was given, so a callback must never be replaced
+     * by a new one (the old pointer, still installed in librpma, would be collected and freed).
+     */
+    private static VariadicLogCallback callback;
+
+    private static long pointer;
 
     private NativeLogFunction() {
     }
 
-    /** A function pointer that formats each line and hands it to {@code sink}; valid for the JVM's life. */
+    /**
+     * The function pointer of the callback, which formats each line and hands it to {@code sink}.
+     * Always the same pointer, valid for the JVM's life; the latest {@code sink} given wins.
+     */
     public static synchronized long functionPointer(Sink sink) {
-        VariadicLogCallback callback = (level, file, line, function, format, a0, a1, a2, a3, a4, a5, a6, a7) -> {
-            long errnoAddress = LibC.__errno_location();
-            Pointer errno = new Pointer(errnoAddress);
-            int savedErrno = errno.getInt(0);
-            try {
+        NativeLogFunction.sink = sink;
+        if (callback == null) {
+            callback = NativeLogFunction::invoke;
+            pointer = Pointer.nativeValue(CallbackReference.getFunctionPointer(callback));
+        }
+        return pointer;
+    }
+
+    private static void invoke(int level, String file, int line, String function, String format, long a0, long a1,
+            long a2, long a3, long a4, long a5, long a6, long a7) {
+        long errnoAddress = LibC.__errno_location();
+        Pointer errno = new Pointer(errnoAddress);
+        int savedErrno = errno.getInt(0);
+        try {
+            Sink target = sink;
+            if (target != null) {
                 String message = CFormat.format(format, new long[] { a0, a1, a2, a3, a4, a5, a6, a7 });
-                sink.log(level, file, line, function, message);
+                target.log(level, file, line, function, message);
             }
-            catch (RuntimeException | Error ignored) {
-                // an exception must never unwind into librpma's C frames
-            }
-            finally {
-                errno.setInt(0, savedErrno);
-            }
-        };
-        installed = callback;
-        return Pointer.nativeValue(CallbackReference.getFunctionPointer(callback));
+        }
+        catch (RuntimeException | Error ignored) {
+            // an exception must never unwind into librpma's C frames
+        }
+        finally {
+            errno.setInt(0, savedErrno);
+        }
     }
 }

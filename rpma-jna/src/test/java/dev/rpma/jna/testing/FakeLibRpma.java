@@ -287,7 +287,7 @@ public final class FakeLibRpma implements LibRpma, AutoCloseable {
 
     private int callLogLimit = 100_000;
 
-    private long logFunction = 1;
+    private long logFunction = 0;
 
     private int poisonWrites;
 
@@ -451,7 +451,7 @@ public final class FakeLibRpma implements LibRpma, AutoCloseable {
         }
     }
 
-    /** The function pointer last given to {@code rpma_log_set_function} (1: librpma's default). */
+    /** The function pointer last given to {@code rpma_log_set_function} (0, NULL: librpma's default). */
     public long logFunction() {
         synchronized (this.lock) {
             return this.logFunction;

@@ -1,0 +1,61 @@
+package dev.rpma.jna;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+import dev.rpma.jna.raw.NativeLogFunction;
+import dev.rpma.jna.testing.FakeLibRpma;
+import dev.rpma.jna.testing.RpmaTexts;
+
+/** {@link RpmaLog} and the text look-ups of {@link Rpma} over the fake (the native tests run them for real). */
+class RpmaLogTest {
+
+    private final FakeLibRpma fake = new FakeLibRpma();
+
+    private final Rpma rpma = Rpma.using(this.fake);
+
+    @AfterEach
+    void close() {
+        this.fake.close();
+    }
+
+    @Test
+    void thresholdsRoundTrip() {
+        RpmaLog log = this.rpma.log();
+        assertThat(log.threshold(RpmaLog.Threshold.PRIMARY)).isEqualTo(RpmaLog.Level.WARNING);
+        assertThat(log.threshold(RpmaLog.Threshold.AUX)).isEqualTo(RpmaLog.Level.DISABLED);
+        for (RpmaLog.Level level : RpmaLog.Level.values()) {
+            log.setThreshold(RpmaLog.Threshold.AUX, level);
+            assertThat(log.threshold(RpmaLog.Threshold.AUX)).isEqualTo(level);
+            assertThat(this.fake.logThreshold(1)).isEqualTo(level.code);
+        }
+    }
+
+    @Test
+    void routeToSlf4jInstallsTheCallbackAndOpensTheThresholdToTheLoggersLevel() {
+        this.rpma.log().routeToSlf4j();
+        assertThat(this.fake.logFunction()).isNotIn(0L, NativeLogFunction.DEFAULT_FUNCTION);
+        // logback's default configuration enables DEBUG
+        assertThat(this.fake.logThreshold(0)).isEqualTo(RpmaLog.Level.DEBUG.code);
+        this.rpma.log().routeToDefault();
+        assertThat(this.fake.logFunction()).isEqualTo(NativeLogFunction.DEFAULT_FUNCTION);
+    }
+
+    @Test
+    void failuresAreReported() {
+        this.fake.failNext("rpma_log_set_function", dev.rpma.jna.RpmaError.NOSUPP);
+        assertThatThrownBy(() -> this.rpma.log().routeToSlf4j()).isInstanceOf(RpmaException.class)
+                .hasMessageStartingWith("rpma_log_set_function() failed with RPMA_E_NOSUPP");
+    }
+
+    @Test
+    void textsComeFromTheLibrary() {
+        for (RpmaError error : RpmaError.values()) {
+            assertThat(this.rpma.errorText(error)).isEqualTo(RpmaTexts.errorText(error.code()));
+        }
+        assertThat(this.rpma.eventText(RpmaConnectionEvent.CLOSED)).isEqualTo("Connection closed");
+    }
+}
