@@ -1,0 +1,38 @@
+package dev.rpma.spring.boot.actuate.health;
+
+import java.util.LinkedHashMap;
+import java.util.Map;
+
+import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.health.autoconfigure.contributor.ConditionalOnEnabledHealthIndicator;
+import org.springframework.boot.health.contributor.CompositeHealthContributor;
+import org.springframework.boot.health.contributor.HealthContributor;
+import org.springframework.context.annotation.Bean;
+
+import dev.rpma.spring.boot.autoconfigure.RpmaAutoConfiguration;
+import dev.rpma.spring.server.RpmaEndpointServer;
+import dev.rpma.spring.server.RpmaServer;
+
+/**
+ * The {@code rpma} health contributor: one {@link RpmaEndpointHealthIndicator} per endpoint, by
+ * endpoint name. Off with {@code management.health.rpma.enabled=false}.
+ */
+@AutoConfiguration(after = RpmaAutoConfiguration.class)
+@ConditionalOnClass({ HealthContributor.class, ConditionalOnEnabledHealthIndicator.class })
+@ConditionalOnBean(RpmaServer.class)
+@ConditionalOnEnabledHealthIndicator("rpma")
+public final class RpmaHealthContributorAutoConfiguration {
+
+    @Bean
+    @ConditionalOnMissingBean(name = { "rpmaHealthIndicator", "rpmaHealthContributor" })
+    HealthContributor rpmaHealthContributor(RpmaServer rpmaServer) {
+        Map<String, RpmaEndpointHealthIndicator> indicators = new LinkedHashMap<>();
+        for (RpmaEndpointServer endpoint : rpmaServer.endpoints().values()) {
+            indicators.put(endpoint.name(), new RpmaEndpointHealthIndicator(endpoint));
+        }
+        return CompositeHealthContributor.fromMap(indicators);
+    }
+}

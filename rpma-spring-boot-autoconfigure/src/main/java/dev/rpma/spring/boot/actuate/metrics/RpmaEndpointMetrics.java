@@ -1,0 +1,135 @@
+package dev.rpma.spring.boot.actuate.metrics;
+
+import java.util.ArrayList;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Locale;
+import java.util.Set;
+
+import io.micrometer.core.instrument.FunctionCounter;
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Tag;
+import io.micrometer.core.instrument.Tags;
+import io.micrometer.core.instrument.binder.MeterBinder;
+
+import dev.rpma.jna.RpmaConnectionEvent;
+import dev.rpma.spring.server.RejectReason;
+import dev.rpma.spring.server.RpmaEndpointServer;
+import dev.rpma.spring.server.RpmaEndpointStatistics;
+import dev.rpma.spring.server.RpmaEndpointStatistics.ErrorKey;
+
+/**
+ * The meters of one endpoint server, read from its {@link RpmaEndpointStatistics} and queue at each
+ * scrape (nothing is counted twice). Every meter is tagged {@code endpoint}. Acceptor errors are
+ * registered as their function and code first appear: call {@link #bindNewErrors()} after an error.
+ */
+public final class RpmaEndpointMetrics implements MeterBinder {
+
+    /** Requests waiting for a handler thread. */
+    public static final String QUEUE_SIZE = "rpma.request.queue.size";
+
+    /** Requests the queue holds at most. */
+    public static final String QUEUE_CAPACITY = "rpma.request.queue.capacity";
+
+    /** Requests the queue can still take before requests are rejected as queue-full. */
+    public static final String QUEUE_REMAINING = "rpma.request.queue.remaining";
+
+    /** Connection requests by {@code outcome} and {@code reason}. */
+    public static final String REQUESTS = "rpma.requests";
+
+    /** librpma errors by {@code code} and {@code function}. */
+    public static final String ACCEPTOR_ERRORS = "rpma.acceptor.errors";
+
+    /** Accepted connections not yet deleted. */
+    public static final String ACTIVE_CONNECTIONS = "rpma.connections.active";
+
+    /** Events of accepted connections by {@code type}. */
+    public static final String CONNECTION_EVENTS = "rpma.connection.events";
+
+    /** The connection events a server sees. */
+    static final List<RpmaConnectionEvent> SERVER_EVENTS = List.of(RpmaConnectionEvent.ESTABLISHED,
+            RpmaConnectionEvent.CLOSED, RpmaConnectionEvent.LOST);
+
+    private static final String NONE = "none";
+
+    private final RpmaEndpointServer server;
+
+    private final Tags tags;
+
+    private final List<MeterRegistry> registries = new ArrayList<>();
+
+    private final Set<ErrorKey> boundErrors = new LinkedHashSet<>();
+
+    public RpmaEndpointMetrics(RpmaEndpointServer server) {
+        this(server, Tags.empty());
+    }
+
+    /** @param extraTags added to every meter, after {@code endpoint} */
+    public RpmaEndpointMetrics(RpmaEndpointServer server, Iterable<Tag> extraTags) {
+        this.server = server;
+        this.tags = Tags.of("endpoint", server.name()).and(extraTags);
+    }
+
+    @Override
+    public void bindTo(MeterRegistry registry) {
+        RpmaEndpointServer server = this.server;
+        RpmaEndpointStatistics statistics = server.statistics();
+        Gauge.builder(QUEUE_SIZE, server, RpmaEndpointServer::queueSize).tags(this.tags).baseUnit("requests")
+            .description("Connection requests waiting for a handler thread").strongReference(true).register(registry);
+        Gauge.builder(QUEUE_CAPACITY, server, RpmaEndpointServer::queueCapacity).tags(this.tags).baseUnit("requests")
+            .description("Connection requests the queue holds at most").strongReference(true).register(registry);
+        Gauge.builder(QUEUE_REMAINING, server, (s) -> Math.max(0, s.queueCapacity() - s.queueSize()))
+            .tags(this.tags).baseUnit("requests")
+            .description("Connection requests the queue can still take before rejecting them as queue-full")
+            .strongReference(true).register(registry);
+        Gauge.builder(ACTIVE_CONNECTIONS, statistics, RpmaEndpointStatistics::activeConnections).tags(this.tags)
+            .baseUnit("connections").description("Accepted connections not yet deleted").strongReference(true)
+            .register(registry);
+        requests(registry, "accepted", NONE, statistics, RpmaEndpointStatistics::accepted);
+        for (RejectReason reason : RejectReason.values()) {
+            requests(registry, "rejected", reason.tag(), statistics, (s) -> s.rejected(reason));
+        }
+        requests(registry, "failed", "connect-error", statistics, RpmaEndpointStatistics::failedToConnect);
+        for (RpmaConnectionEvent event : SERVER_EVENTS) {
+            FunctionCounter.builder(CONNECTION_EVENTS, statistics, (s) -> s.events(event))
+                .tags(this.tags).tag("type", event.name().toLowerCase(Locale.ROOT)).baseUnit("events")
+                .description("Events of accepted connections").register(registry);
+        }
+        synchronized (this) {
+            this.registries.add(registry);
+            for (ErrorKey key : this.boundErrors) {
+                registerError(registry, key);
+            }
+        }
+        bindNewErrors();
+    }
+
+    /** Registers a counter for each function and code that failed since the last call; idempotent. */
+    public void bindNewErrors() {
+        Set<ErrorKey> current = this.server.statistics().errors().keySet();
+        synchronized (this) {
+            for (ErrorKey key : current) {
+                if (this.boundErrors.add(key)) {
+                    for (MeterRegistry registry : this.registries) {
+                        registerError(registry, key);
+                    }
+                }
+            }
+        }
+    }
+
+    private void requests(MeterRegistry registry, String outcome, String reason, RpmaEndpointStatistics statistics,
+            java.util.function.ToDoubleFunction<RpmaEndpointStatistics> count) {
+        FunctionCounter.builder(REQUESTS, statistics, count).tags(this.tags).tag("outcome", outcome).tag("reason", reason)
+            .baseUnit("requests").description("Connection requests by outcome").register(registry);
+    }
+
+    private void registerError(MeterRegistry registry, ErrorKey key) {
+        String function = key.function();
+        String code = key.code();
+        FunctionCounter.builder(ACCEPTOR_ERRORS, this.server.statistics(), (s) -> s.errors(function, code))
+            .tags(this.tags).tag("code", code).tag("function", function).baseUnit("errors")
+            .description("librpma errors met by the endpoint's acceptor and its connections").register(registry);
+    }
+}

@@ -1,0 +1,44 @@
+package dev.rpma.spring.boot.actuate;
+
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+
+import dev.rpma.jna.Rpma;
+import dev.rpma.jna.testing.FakeEndpoint;
+import dev.rpma.jna.testing.FakeLibRpma;
+import dev.rpma.spring.boot.autoconfigure.RpmaAutoConfiguration;
+import dev.rpma.spring.server.RpmaEndpointStatistics;
+
+/** The auto-configured server over the scripted fake, and what the tests do with it. */
+public final class FakeRpmaServer {
+
+    public static final String ADDRESS = "198.18.0.1";
+
+    public static final int PORT = 7204;
+
+    private FakeRpmaServer() {
+    }
+
+    /**
+     * The server's auto-configuration with librpma replaced by {@code fake}, listening on
+     * {@value #ADDRESS}:{@value #PORT}; stopping does not wait for connections.
+     */
+    public static ApplicationContextRunner runner(FakeLibRpma fake) {
+        return new ApplicationContextRunner().withConfiguration(AutoConfigurations.of(RpmaAutoConfiguration.class))
+            .withBean(Rpma.class, () -> Rpma.using(fake))
+            .withPropertyValues("rpma.server.address=" + ADDRESS, "rpma.server.port=" + PORT,
+                    "rpma.server.shutdown.grace-period=0s");
+    }
+
+    /** Requests that were decided one way or another. */
+    public static long decided(RpmaEndpointStatistics statistics) {
+        return statistics.accepted() + statistics.rejectedTotal() + statistics.failedToConnect();
+    }
+
+    /** Queues one request and waits until the server decided it, so the next one meets an idle handler. */
+    public static void submit(FakeEndpoint endpoint, RpmaEndpointStatistics statistics, String action) {
+        long before = decided(statistics);
+        endpoint.queueRequest(ScriptedHandler.data(action));
+        Await.until("request '" + action + "' decided", () -> decided(statistics) == before + 1);
+    }
+}
