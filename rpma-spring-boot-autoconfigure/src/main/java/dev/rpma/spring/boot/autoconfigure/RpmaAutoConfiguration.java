@@ -10,10 +10,12 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.context.ApplicationEventPublisher;
 import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Import;
 
 import dev.rpma.jna.Rpma;
 import dev.rpma.jna.RpmaConnectionConfig;
 import dev.rpma.jna.RpmaEndpoint;
+import dev.rpma.jna.RpmaPeer;
 import dev.rpma.spring.annotation.RpmaConnectionHandlerBeanPostProcessor;
 import dev.rpma.spring.annotation.RpmaHandlerRegistry;
 import dev.rpma.spring.server.RpmaConnectionEventListener;
@@ -25,12 +27,14 @@ import dev.rpma.spring.server.RpmaServerObserver;
 /**
  * Auto-configures an RDMA server from {@code rpma.server.*}: librpma, the listening endpoints with
  * their acceptors, {@link dev.rpma.spring.annotation.RpmaConnectionHandler} discovery and the
- * lifecycle that starts and gracefully stops accepting.
+ * lifecycle that starts and gracefully stops accepting. The default endpoint and its peer are beans;
+ * so are each named endpoint's, qualified by its name (see {@link RpmaNamedEndpointsRegistrar}).
  */
 @AutoConfiguration
 @ConditionalOnClass(Rpma.class)
 @ConditionalOnBooleanProperty(name = "rpma.server.enabled", matchIfMissing = true)
 @EnableConfigurationProperties(RpmaProperties.class)
+@Import(RpmaNamedEndpointsRegistrar.class)
 public final class RpmaAutoConfiguration {
 
     @Bean
@@ -90,11 +94,24 @@ public final class RpmaAutoConfiguration {
         });
     }
 
-    /** The default endpoint ({@code rpma.server.address}/{@code port}), owned by its acceptor once started. */
-    @Bean
+    /**
+     * The default endpoint ({@code rpma.server.address}/{@code port}), owned by its acceptor once
+     * started. The server shuts it down: an inferred {@code close()} would run on the wrong thread.
+     */
+    @Bean(destroyMethod = "")
     @ConditionalOnMissingBean
     RpmaEndpoint rpmaEndpoint(RpmaServer rpmaServer) {
         return rpmaServer.endpoint(RpmaEndpointSettings.DEFAULT_ENDPOINT).endpoint();
+    }
+
+    /**
+     * The peer of the default endpoint, to register the memory of its connections. The server
+     * deletes it after its endpoints and connections, as librpma requires.
+     */
+    @Bean(destroyMethod = "")
+    @ConditionalOnMissingBean
+    RpmaPeer rpmaPeer(RpmaServer rpmaServer) {
+        return rpmaServer.endpoint(RpmaEndpointSettings.DEFAULT_ENDPOINT).endpoint().peer();
     }
 
     @Bean

@@ -30,6 +30,8 @@ public class RpmaServerLifecycle implements SmartLifecycle {
 
     private volatile boolean running;
 
+    private volatile boolean stopped;
+
     public RpmaServerLifecycle(RpmaServer server, RpmaHandlerRegistry handlers, ApplicationEventPublisher publisher) {
         this.server = server;
         this.handlers = handlers;
@@ -38,6 +40,10 @@ public class RpmaServerLifecycle implements SmartLifecycle {
 
     @Override
     public void start() {
+        if (this.stopped) {
+            // the server released its endpoints and peers when it stopped; claiming to run would be a lie
+            throw new IllegalStateException("The RDMA server cannot be started again once it has stopped");
+        }
         this.handlers.validate(this.server.endpoints().keySet());
         this.server.start();
         this.running = true;
@@ -52,9 +58,15 @@ public class RpmaServerLifecycle implements SmartLifecycle {
     @Override
     public void stop(Runnable callback) {
         this.running = false;
+        this.stopped = true;
         this.server.stop(() -> {
-            this.publisher.publishEvent(new RpmaServerStoppedEvent(this.server));
-            callback.run();
+            try {
+                this.publisher.publishEvent(new RpmaServerStoppedEvent(this.server));
+            }
+            finally {
+                // a failing listener must not leave Spring waiting for the whole shutdown phase
+                callback.run();
+            }
         });
     }
 

@@ -1,0 +1,287 @@
+package dev.rpma.spring.boot.autoconfigure;
+
+import java.lang.annotation.ElementType;
+import java.lang.annotation.Retention;
+import java.lang.annotation.RetentionPolicy;
+import java.lang.annotation.Target;
+import java.time.Duration;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
+
+import org.aopalliance.intercept.MethodInterceptor;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+import org.springframework.aop.framework.ProxyFactory;
+import org.springframework.aop.support.AopUtils;
+import org.springframework.beans.factory.config.BeanPostProcessor;
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.autoconfigure.context.PropertyPlaceholderAutoConfiguration;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.context.ApplicationEvent;
+import org.springframework.context.ApplicationListener;
+import org.springframework.context.SmartLifecycle;
+import org.springframework.core.Ordered;
+
+import dev.rpma.jna.Rpma;
+import dev.rpma.jna.testing.FakeEndpoint;
+import dev.rpma.jna.testing.FakeLibRpma;
+import dev.rpma.jna.testing.FakeRequest;
+import dev.rpma.spring.annotation.RpmaConnectionHandler;
+import dev.rpma.spring.server.RpmaIncomingRequest;
+import dev.rpma.spring.server.RpmaServer;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatIllegalStateException;
+
+/**
+ * {@link RpmaServerLifecycle} over the scripted librpma fake: accepting starts once the context is
+ * refreshed, on a non-daemon acceptor thread that owns the endpoint; stopping is asynchronous and calls
+ * back once every native object is released; started and stopped events; and a proxied, meta-annotated
+ * handler with a placeholder endpoint serves its endpoint.
+ */
+class RpmaServerLifecycleTests {
+
+    private static final Duration WAIT = Duration.ofSeconds(30);
+
+    private final FakeLibRpma fake = new FakeLibRpma().requireNonBlockingEndpointFd(true);
+
+    private final ApplicationContextRunner runner = new ApplicationContextRunner()
+        .withConfiguration(AutoConfigurations.of(PropertyPlaceholderAutoConfiguration.class, RpmaAutoConfiguration.class))
+        .withBean("fakeRpma", Rpma.class, () -> Rpma.using(this.fake))
+        .withPropertyValues("rpma.server.address=198.18.0.1", "rpma.server.shutdown.grace-period=0");
+
+    @AfterEach
+    void nothingNativeLeakedOrMisused() {
+        try {
+            this.fake.assertNoViolations();
+            this.fake.assertAllFreed();
+        }
+        finally {
+            this.fake.close();
+        }
+    }
+
+    @Test
+    void acceptsOnceRefreshedOnANonDaemonOwnerThreadAndPublishesEvents() {
+        Events events = new Events(this.fake);
+        this.runner.withBean(Handlers.Greeter.class).withBean(Events.class, () -> events).run((context) -> {
+            assertThat(context).hasNotFailed();
+            RpmaServerLifecycle lifecycle = context.getBean(RpmaServerLifecycle.class);
+            assertThat(lifecycle.isRunning()).isTrue();
+            assertThat(lifecycle.isAutoStartup()).isTrue();
+            assertThat(lifecycle.getPhase()).isEqualTo(SmartLifecycle.DEFAULT_PHASE - 1024);
+            assertThat(events.received).singleElement().isInstanceOfSatisfying(RpmaServerStartedEvent.class,
+                    (started) -> assertThat(started.getServer()).isSameAs(context.getBean(RpmaServer.class)));
+
+            FakeEndpoint endpoint = this.fake.endpointAt("198.18.0.1", 7204);
+            // listened while the context was refreshed, handed to the acceptor when it started
+            assertThat(endpoint.listenedOnThread()).isEqualTo(Thread.currentThread().getName());
+            FakeRequest request = endpoint.queueRequest("Hello server!\0".getBytes());
+            assertThat(request.awaitConsumed(WAIT)).isEqualTo(FakeRequest.State.CONNECTED);
+            assertThat(request.connectPrivateData()).isEqualTo(Handlers.HELLO_CLIENT);
+            assertThat(this.fake.threadsCalling("rpma_ep_next_conn_req")).containsExactly("rpma-acceptor-default");
+            assertThat(context.getBean(Handlers.Greeter.class).threads).singleElement().asString()
+                .startsWith("rpma-default-handler-");
+
+            Thread acceptor = liveThread("rpma-acceptor-default").orElseThrow();
+            // keeps the JVM alive when the application has nothing else running
+            assertThat(acceptor.isDaemon()).isFalse();
+        });
+        assertThat(events.received).hasSize(2).last().isInstanceOf(RpmaServerStoppedEvent.class);
+        assertThat(events.liveWhenStopped).as("native objects live when RpmaServerStoppedEvent was published").isEmpty();
+        assertThat(this.fake.endpointAt("198.18.0.1", 7204).shutDownOnThread()).isEqualTo("rpma-acceptor-default");
+        assertThat(liveThread("rpma-acceptor-default")).isEmpty();
+    }
+
+    @Test
+    void stopIsAsynchronousWaitsForTheHandlerAndCallsBackOnceEverythingIsReleased() {
+        BlockingHandler handler = new BlockingHandler();
+        this.runner.withPropertyValues("rpma.server.shutdown.grace-period=-1s")
+            .withBean(BlockingHandler.class, () -> handler)
+            .run((context) -> {
+                FakeEndpoint endpoint = this.fake.endpointAt("198.18.0.1", 7204);
+                FakeRequest request = endpoint.queueRequest(new byte[0]);
+                assertThat(handler.entered.await(WAIT.toSeconds(), TimeUnit.SECONDS)).isTrue();
+
+                RpmaServerLifecycle lifecycle = context.getBean(RpmaServerLifecycle.class);
+                CountDownLatch stopped = new CountDownLatch(1);
+                AtomicReference<String> callbackThread = new AtomicReference<>();
+                AtomicReference<List<FakeLibRpma.Handle>> liveAtCallback = new AtomicReference<>();
+                lifecycle.stop(() -> {
+                    callbackThread.set(Thread.currentThread().getName());
+                    liveAtCallback.set(this.fake.liveHandles());
+                    stopped.countDown();
+                });
+                // the handler still holds its request, so stop(Runnable) cannot have waited for it
+                assertThat(stopped.getCount()).isOne();
+                assertThat(lifecycle.isRunning()).isFalse();
+                // a negative grace period waits for the running handler: the endpoint is still up
+                assertThat(endpoint.isShutDown()).isFalse();
+
+                handler.release.countDown();
+                assertThat(stopped.await(WAIT.toSeconds(), TimeUnit.SECONDS)).isTrue();
+                assertThat(callbackThread.get()).isEqualTo("rpma-acceptor-default");
+                assertThat(liveAtCallback.get()).isEmpty();
+                assertThat(request.state()).isEqualTo(FakeRequest.State.DELETED);
+                assertThat(endpoint.isShutDown()).isTrue();
+            });
+    }
+
+    @Test
+    void failingStoppedEventListenerStillCompletesTheStop() {
+        this.runner.withBean(Handlers.Greeter.class)
+            .withBean(ThrowingStoppedListener.class)
+            .run((context) -> {
+                CountDownLatch stopped = new CountDownLatch(1);
+                context.getBean(RpmaServerLifecycle.class).stop(stopped::countDown);
+                assertThat(stopped.await(WAIT.toSeconds(), TimeUnit.SECONDS)).isTrue();
+                assertThat(context.getBean(ThrowingStoppedListener.class).calls).hasValue(1);
+                assertThat(this.fake.liveHandles()).isEmpty();
+            });
+    }
+
+    @Test
+    void refusesToStartAgainOnceStopped() {
+        this.runner.withBean(Handlers.Greeter.class).run((context) -> {
+            RpmaServerLifecycle lifecycle = context.getBean(RpmaServerLifecycle.class);
+            CountDownLatch stopped = new CountDownLatch(1);
+            lifecycle.stop(stopped::countDown);
+            assertThat(stopped.await(WAIT.toSeconds(), TimeUnit.SECONDS)).isTrue();
+            // its endpoints and peers are gone: running again would only pretend to accept
+            assertThatIllegalStateException().isThrownBy(lifecycle::start).withMessageContaining("cannot be started again");
+            assertThat(lifecycle.isRunning()).isFalse();
+            assertThat(this.fake.calls("rpma_ep_listen")).isOne();
+        });
+    }
+
+    @Test
+    void proxiedMetaAnnotatedHandlerWithAPlaceholderEndpointServesItsEndpoint() {
+        this.runner.withPropertyValues("my.endpoint=replica", "rpma.server.endpoints.replica.port=7205")
+            .withBean(Handlers.Greeter.class)
+            .withBean(Proxying.class)
+            .withBean("replicaHandler", ReplicaHandler.class)
+            .run((context) -> {
+                assertThat(context).hasNotFailed();
+                assertThat(AopUtils.isJdkDynamicProxy(context.getBean("replicaHandler"))).isTrue();
+                FakeRequest request = this.fake.endpointAt("198.18.0.1", 7205).queueRequest(new byte[0]);
+                assertThat(request.awaitConsumed(WAIT)).isEqualTo(FakeRequest.State.CONNECTED);
+                assertThat(context.getBean(Proxying.class).advised).containsExactly("accept");
+                assertThat(ReplicaHandler.endpoints).containsExactly("replica");
+            });
+    }
+
+    private static Optional<Thread> liveThread(String name) {
+        return Thread.getAllStackTraces().keySet().stream()
+            .filter((thread) -> thread.getName().equals(name) && thread.isAlive())
+            .findFirst();
+    }
+
+    /** Records the server's events and what was still live in the fake when the stopped event came. */
+    static class Events implements ApplicationListener<ApplicationEvent> {
+
+        final List<ApplicationEvent> received = new CopyOnWriteArrayList<>();
+
+        volatile List<FakeLibRpma.Handle> liveWhenStopped;
+
+        private final FakeLibRpma fake;
+
+        Events(FakeLibRpma fake) {
+            this.fake = fake;
+        }
+
+        @Override
+        public void onApplicationEvent(ApplicationEvent event) {
+            if (event instanceof RpmaServerStoppedEvent) {
+                this.liveWhenStopped = this.fake.liveHandles();
+            }
+            if (event instanceof RpmaServerStartedEvent || event instanceof RpmaServerStoppedEvent) {
+                this.received.add(event);
+            }
+        }
+    }
+
+    static class ThrowingStoppedListener implements ApplicationListener<RpmaServerStoppedEvent> {
+
+        final AtomicInteger calls = new AtomicInteger();
+
+        @Override
+        public void onApplicationEvent(RpmaServerStoppedEvent event) {
+            this.calls.incrementAndGet();
+            throw new IllegalStateException("listener failed");
+        }
+    }
+
+    /** Holds its request undecided until the test releases it, then rejects it. */
+    static class BlockingHandler {
+
+        final CountDownLatch entered = new CountDownLatch(1);
+
+        final CountDownLatch release = new CountDownLatch(1);
+
+        @RpmaConnectionHandler
+        public void hold(RpmaIncomingRequest request) throws InterruptedException {
+            this.entered.countDown();
+            if (this.release.await(WAIT.toSeconds(), TimeUnit.SECONDS)) {
+                request.reject();
+            }
+        }
+    }
+
+    @Retention(RetentionPolicy.RUNTIME)
+    @Target(ElementType.METHOD)
+    @RpmaConnectionHandler(endpoint = "${my.endpoint}")
+    @interface OnConfiguredEndpoint {
+
+    }
+
+    interface ConnectionHandling {
+
+        @OnConfiguredEndpoint
+        void accept(RpmaIncomingRequest request, String endpointName);
+    }
+
+    static class ReplicaHandler implements ConnectionHandling {
+
+        static final List<String> endpoints = new CopyOnWriteArrayList<>();
+
+        ReplicaHandler() {
+            endpoints.clear();
+        }
+
+        @Override
+        public void accept(RpmaIncomingRequest request, String endpointName) {
+            endpoints.add(endpointName);
+            request.connect();
+        }
+    }
+
+    /** Wraps the handler in a JDK proxy before discovery sees it, as an aspect would. */
+    static class Proxying implements BeanPostProcessor, Ordered {
+
+        final List<String> advised = new CopyOnWriteArrayList<>();
+
+        @Override
+        public Object postProcessAfterInitialization(Object bean, String beanName) {
+            if (!(bean instanceof ReplicaHandler)) {
+                return bean;
+            }
+            ProxyFactory factory = new ProxyFactory(bean);
+            factory.addAdvice((MethodInterceptor) (invocation) -> {
+                this.advised.add(invocation.getMethod().getName());
+                return invocation.proceed();
+            });
+            return factory.getProxy();
+        }
+
+        @Override
+        public int getOrder() {
+            return Ordered.HIGHEST_PRECEDENCE;
+        }
+    }
+}
