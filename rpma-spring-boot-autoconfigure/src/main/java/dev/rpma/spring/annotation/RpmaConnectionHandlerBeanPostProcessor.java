@@ -46,11 +46,17 @@ public class RpmaConnectionHandlerBeanPostProcessor implements BeanPostProcessor
         Map<Method, RpmaConnectionHandler> methods = MethodIntrospector.selectMethods(targetClass,
                 (MethodIntrospector.MetadataLookup<RpmaConnectionHandler>) (method) -> AnnotatedElementUtils
                         .findMergedAnnotation(method, RpmaConnectionHandler.class));
+        RpmaConnectionHandler onClass = AnnotatedElementUtils.findMergedAnnotation(targetClass, RpmaConnectionHandler.class);
         if (methods.isEmpty()) {
+            if (onClass != null) {
+                // silently ignoring it would surface later as "no handler" for an endpoint, or not at all
+                throw new RpmaHandlerConfigurationException("Bean '" + beanName + "' (" + targetClass.getName()
+                        + ") is annotated @RpmaConnectionHandler but none of its methods is", endpoint(onClass, null),
+                        RpmaHandlerConfigurationException.Problem.NO_HANDLER_METHOD);
+            }
             this.classesWithoutHandlers.add(targetClass);
             return bean;
         }
-        RpmaConnectionHandler onClass = AnnotatedElementUtils.findMergedAnnotation(targetClass, RpmaConnectionHandler.class);
         methods.forEach((method, annotation) -> {
             String endpoint = endpoint(annotation, onClass);
             Method invocable = AopUtils.selectInvocableMethod(method, bean.getClass());

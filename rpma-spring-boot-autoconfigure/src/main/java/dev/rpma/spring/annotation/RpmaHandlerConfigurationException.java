@@ -14,7 +14,9 @@ public class RpmaHandlerConfigurationException extends RuntimeException {
         /** A handler method names an endpoint that is not configured. */
         UNKNOWN_ENDPOINT,
         /** A handler method's parameters are not an {@code RpmaIncomingRequest} and optionally a {@code String}. */
-        INVALID_SIGNATURE
+        INVALID_SIGNATURE,
+        /** A class is annotated, but none of its methods: the class-level annotation only sets their endpoint. */
+        NO_HANDLER_METHOD
     }
 
     private final String endpoint;

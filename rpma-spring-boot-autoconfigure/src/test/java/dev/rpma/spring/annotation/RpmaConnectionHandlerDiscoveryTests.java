@@ -153,6 +153,19 @@ class RpmaConnectionHandlerDiscoveryTests {
     }
 
     @Test
+    void classAnnotatedWithoutAnnotatedMethodsFailsTheContext() {
+        this.runner.withBean("onlyClassAnnotated", OnlyClassAnnotated.class).run((context) -> assertThat(context)
+            .getFailure()
+            .rootCause()
+            .isInstanceOfSatisfying(RpmaHandlerConfigurationException.class, (ex) -> {
+                assertThat(ex.problem()).isEqualTo(Problem.NO_HANDLER_METHOD);
+                assertThat(ex.endpoint()).isEqualTo("replica");
+                assertThat(ex).hasMessageContaining("Bean 'onlyClassAnnotated'")
+                    .hasMessageContaining("none of its methods is");
+            }));
+    }
+
+    @Test
     void endpointWithoutAHandler() {
         this.runner.withBean(Greeter.class).run((context) -> {
             RpmaHandlerRegistry registry = context.getBean(RpmaHandlerRegistry.class);
@@ -275,6 +288,13 @@ class RpmaConnectionHandlerDiscoveryTests {
         }
 
         void notAHandler(RpmaIncomingRequest request) {
+        }
+    }
+
+    @RpmaConnectionHandler("replica")
+    static class OnlyClassAnnotated {
+
+        public void handle(RpmaIncomingRequest request) {
         }
     }
 

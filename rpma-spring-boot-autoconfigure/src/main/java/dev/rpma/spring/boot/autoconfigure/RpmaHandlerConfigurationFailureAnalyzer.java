@@ -25,6 +25,8 @@ class RpmaHandlerConfigurationFailureAnalyzer extends AbstractFailureAnalyzer<Rp
                     + " correct the endpoint name on the handler.";
             case INVALID_SIGNATURE -> "Declare the method with an RpmaIncomingRequest parameter and, optionally, a"
                     + " String parameter that receives the endpoint name.";
+            case NO_HANDLER_METHOD -> "Annotate the method that takes the RpmaIncomingRequest with @RpmaConnectionHandler"
+                    + " too; on a class the annotation only sets the endpoint of the class's annotated methods.";
         };
         return new FailureAnalysis(cause.getMessage(), action, cause);
     }

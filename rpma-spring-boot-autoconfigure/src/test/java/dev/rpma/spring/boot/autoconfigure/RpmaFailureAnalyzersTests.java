@@ -158,6 +158,14 @@ class RpmaFailureAnalyzersTests {
             .contains("String parameter that receives the endpoint name");
     }
 
+    @Test
+    void classAnnotatedWithoutAnnotatedMethods() {
+        FailureAnalysis analysis = RpmaFailureAnalyzers.analyze(new BeanCreationException("greeter", "failed",
+                new RpmaHandlerConfigurationException("none of its methods is", "default", Problem.NO_HANDLER_METHOD)));
+        assertThat(analysis.getAction()).contains("Annotate the method that takes the RpmaIncomingRequest")
+            .contains("only sets the endpoint");
+    }
+
     private static RpmaException provider(String function, int errno) {
         return new RpmaException(function, RpmaError.PROVIDER.code(), "Provider error occurred", errno, null);
     }
