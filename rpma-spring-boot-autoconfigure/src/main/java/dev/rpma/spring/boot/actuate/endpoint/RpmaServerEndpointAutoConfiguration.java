@@ -17,11 +17,12 @@ import dev.rpma.spring.server.RpmaServer;
  */
 @AutoConfiguration(after = RpmaAutoConfiguration.class)
 @ConditionalOnClass({ Endpoint.class, ConditionalOnAvailableEndpoint.class })
-@ConditionalOnAvailableEndpoint(RpmaServerEndpoint.class)
+@ConditionalOnBean(RpmaServer.class)
 public final class RpmaServerEndpointAutoConfiguration {
 
+    // on the method, not the class: the class's own conditions must not need actuator to be evaluated
     @Bean
-    @ConditionalOnBean(RpmaServer.class)
+    @ConditionalOnAvailableEndpoint(RpmaServerEndpoint.class)
     @ConditionalOnMissingBean
     RpmaServerEndpoint rpmaServerEndpoint(RpmaServer rpmaServer) {
         return new RpmaServerEndpoint(rpmaServer);

@@ -23,10 +23,11 @@ import dev.rpma.spring.server.RpmaServer;
 @AutoConfiguration(after = RpmaAutoConfiguration.class)
 @ConditionalOnClass({ HealthContributor.class, ConditionalOnEnabledHealthIndicator.class })
 @ConditionalOnBean(RpmaServer.class)
-@ConditionalOnEnabledHealthIndicator("rpma")
 public final class RpmaHealthContributorAutoConfiguration {
 
+    // on the method, not the class: the class's own conditions must not need spring-boot-health to be evaluated
     @Bean
+    @ConditionalOnEnabledHealthIndicator("rpma")
     @ConditionalOnMissingBean(name = { "rpmaHealthIndicator", "rpmaHealthContributor" })
     HealthContributor rpmaHealthContributor(RpmaServer rpmaServer) {
         Map<String, RpmaEndpointHealthIndicator> indicators = new LinkedHashMap<>();
