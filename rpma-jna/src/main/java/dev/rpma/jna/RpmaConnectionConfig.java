@@ -124,14 +124,19 @@ public final class RpmaConnectionConfig extends NativeHandle implements AutoClos
     /** Sets the shared receive queue ({@code null} for none); keep it open while connections use it. */
     public RpmaConnectionConfig sharedReceiveQueue(RpmaSharedReceiveQueue srq) {
         long cfg = acquire();
-        long srqPointer = (srq != null) ? srq.acquire() : 0;
         try {
-            this.rpma.check(this.rpma.lib().rpma_conn_cfg_set_srq(cfg, srqPointer), "rpma_conn_cfg_set_srq");
+            // acquired inside the try: a closed queue must not leave this configuration acquired
+            long srqPointer = (srq != null) ? srq.acquire() : 0;
+            try {
+                this.rpma.check(this.rpma.lib().rpma_conn_cfg_set_srq(cfg, srqPointer), "rpma_conn_cfg_set_srq");
+            }
+            finally {
+                if (srq != null) {
+                    srq.release();
+                }
+            }
         }
         finally {
-            if (srq != null) {
-                srq.release();
-            }
             release();
         }
         return this;

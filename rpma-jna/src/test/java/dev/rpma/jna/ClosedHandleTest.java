@@ -189,6 +189,12 @@ class ClosedHandleTest {
                     config.close();
                     return () -> rig.peer.newConnectionRequest("198.18.0.2", 7204, config);
                 })),
+                DynamicTest.dynamicTest("set a closed shared receive queue", () -> withRig(rig -> {
+                    RpmaConnectionConfig config = rig.track(rig.rpma.newConnectionConfig());
+                    RpmaSharedReceiveQueue srq = rig.peer.newSharedReceiveQueue(null);
+                    srq.close();
+                    return () -> config.sharedReceiveQueue(srq);
+                })),
                 DynamicTest.dynamicTest("apply a closed peer configuration", () -> withRig(rig -> {
                     RpmaConnection connection = rig.connection();
                     RpmaPeerConfig config = rig.rpma.newPeerConfig();
@@ -198,17 +204,19 @@ class ClosedHandleTest {
     }
 
     private static void withRig(Function<FakeRig, Runnable> arrange) {
-        try (FakeRig rig = new FakeRig()) {
-            Runnable call = arrange.apply(rig);
-            int before = rig.fake.totalCalls();
-            int children = rig.peer.openChildren();
-            assertThatThrownBy(call::run).isInstanceOf(IllegalStateException.class).hasMessageContaining("is closed");
-            assertThat(rig.fake.totalCalls()).isEqualTo(before);
-            assertThat(rig.peer.openChildren()).isEqualTo(children);
-            rig.script.awaitDrained(Duration.ZERO); // a queued request stays queued
-            while (rig.script.pending() > 0) {
-                rig.track(rig.endpoint.nextConnectionRequest());
-            }
+        FakeRig rig = new FakeRig();
+        Runnable call = arrange.apply(rig);
+        int before = rig.fake.totalCalls();
+        int children = rig.peer.openChildren();
+        assertThatThrownBy(call::run).isInstanceOf(IllegalStateException.class).hasMessageContaining("is closed");
+        assertThat(rig.fake.totalCalls()).isEqualTo(before);
+        assertThat(rig.peer.openChildren()).isEqualTo(children);
+        while (rig.script.pending() > 0) {
+            rig.track(rig.endpoint.nextConnectionRequest());
         }
+        // the refused call left nothing acquired, so closing completes (close waits for calls in flight)
+        org.junit.jupiter.api.Assertions.assertTimeoutPreemptively(Duration.ofSeconds(5), rig::closeTracked,
+                "closing after a refused call hung: a handle was left acquired");
+        rig.close();
     }
 }

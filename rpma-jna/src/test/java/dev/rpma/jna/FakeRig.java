@@ -84,16 +84,21 @@ final class FakeRig implements AutoCloseable {
         void run() throws Exception;
     }
 
+    /** Closes what the test tracked, newest first, except requests the calling thread may not reject. */
+    void closeTracked() throws Exception {
+        for (int i = this.opened.size() - 1; i >= 0; i--) {
+            AutoCloseable closeable = this.opened.get(i);
+            if (closeable instanceof RpmaConnectionRequest request && !request.isOwnedByCurrentThread()) {
+                continue;
+            }
+            closeable.close();
+        }
+    }
+
     @Override
     public void close() {
         try {
-            for (int i = this.opened.size() - 1; i >= 0; i--) {
-                AutoCloseable closeable = this.opened.get(i);
-                if (closeable instanceof RpmaConnectionRequest request && !request.isOwnedByCurrentThread()) {
-                    continue;
-                }
-                closeable.close();
-            }
+            closeTracked();
             if (this.endpoint.isOwnedByCurrentThread()) {
                 this.endpoint.close();
             }
