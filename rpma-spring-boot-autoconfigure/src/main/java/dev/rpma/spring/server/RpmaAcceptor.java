@@ -451,10 +451,11 @@ final class RpmaAcceptor implements Runnable {
                 logger.info("RDMA endpoint '" + endpointName() + "': grace period " + grace + " over with "
                         + this.connections.size() + " connection(s) open; disconnecting them");
             }
-            this.executor.shutdownNow();
+            // reject before interrupting, so a handler woken by the interrupt finds its request decided
             for (RpmaIncomingRequest request : this.inFlight) {
                 request.rejectIfPending(RejectReason.SHUTDOWN);
             }
+            this.executor.shutdownNow();
             for (RpmaServerConnection connection : this.connections) {
                 if (!connection.isClosed()) {
                     teardown(connection, RpmaConnectionEvent.CLOSED);

@@ -340,7 +340,6 @@ class RpmaAcceptorTest {
             }
             catch (InterruptedException ex) {
                 interrupted.set(ex);
-                request.reject();
             }
         });
         FakeRequest open = this.harness.endpoint.queueRequest("open".getBytes(StandardCharsets.US_ASCII));
@@ -358,7 +357,7 @@ class RpmaAcceptorTest {
 
         assertThat(queued1.state()).isEqualTo(FakeRequest.State.DELETED);
         assertThat(queued2.state()).isEqualTo(FakeRequest.State.DELETED);
-        assertThat(this.harness.statistics().rejected(RejectReason.SHUTDOWN)).isEqualTo(2);
+        assertThat(this.harness.statistics().rejected(RejectReason.SHUTDOWN)).isEqualTo(3);
         assertThat(blocking.state()).isEqualTo(FakeRequest.State.DELETED);
         assertThat(interrupted.get()).isNotNull();
         assertThat(open.connection().disconnects()).isEqualTo(1);
