@@ -20,8 +20,10 @@ public final class RpmaSharedReceiveQueue extends NativeHandle implements AutoCl
         Scratch scratch = Scratch.get();
         int rc = peer.rpma.lib().rpma_srq_get_rcq(pointer, scratch.at(Scratch.OUT));
         if (rc != 0) {
+            // the exception first: it reads errno, which the clean-up call would overwrite
+            RpmaException failure = peer.rpma.failure(rc, "rpma_srq_get_rcq", null);
             peer.rpma.lib().rpma_srq_delete(scratch.pointerSlot(pointer));
-            throw peer.rpma.failure(rc, "rpma_srq_get_rcq", null);
+            throw failure;
         }
         return new RpmaSharedReceiveQueue(peer, pointer, scratch.outPointer());
     }

@@ -188,6 +188,18 @@ class RpmaPeerTest {
     }
 
     @Test
+    void errnoOfAFailedQueueIsReadBeforeTheCleanUpCall() {
+        try (RpmaPeer peer = this.rpma.openPeer("198.18.0.1", PeerRole.SERVER)) {
+            this.fake.failNext("rpma_srq_get_rcq", RpmaError.PROVIDER.code(), Errno.EIO);
+            assertThatThrownBy(() -> peer.newSharedReceiveQueue(null)).isInstanceOfSatisfying(RpmaException.class, ex -> {
+                assertThat(ex.function()).isEqualTo("rpma_srq_get_rcq");
+                assertThat(ex.errno()).as("not the errno of rpma_srq_delete that cleaned up").isEqualTo(Errno.EIO);
+            });
+            assertThat(this.fake.calls("rpma_srq_delete")).isOne();
+        }
+    }
+
+    @Test
     void notThreadSafeCallsAreSerializedPerPeer() throws Exception {
         this.fake.notThreadSafeDwell(java.time.Duration.ofMillis(2));
         try (RpmaPeer peer = this.rpma.openPeer("198.18.0.1", PeerRole.SERVER)) {
