@@ -210,6 +210,26 @@ class RpmaMetricsAutoConfigurationTests {
     }
 
     @Test
+    void bootsMetricsPropertiesApply() {
+        this.withoutMetrics
+            .withConfiguration(AutoConfigurations.of(MetricsAutoConfiguration.class,
+                    PrometheusMetricsExportAutoConfiguration.class, CompositeMeterRegistryAutoConfiguration.class,
+                    RpmaMetricsAutoConfiguration.class))
+            .withPropertyValues("management.metrics.distribution.percentiles-histogram.rpma.handler.duration=false",
+                    "management.metrics.enable.rpma.connections=false")
+            .run((context) -> {
+                RpmaEndpointStatistics statistics = context.getBean(RpmaServer.class).endpoint("default").statistics();
+                submit(this.fake.endpointAt(ADDRESS, PORT), statistics, ACCEPT);
+                Await.until("the handler timed", () -> handlerCount(context.getBean(MeterRegistry.class), "default") == 1);
+                String scrape = context.getBean(PrometheusMeterRegistry.class).scrape();
+                assertThat(scrape).contains("rpma_handler_duration_seconds_count", "rpma_request_queue_wait_seconds_bucket",
+                        "rpma_requests_total")
+                    .doesNotContain("rpma_handler_duration_seconds_bucket")
+                    .doesNotContain("rpma_connections_active");
+            });
+    }
+
+    @Test
     void backsOffWithoutAMeterRegistry() {
         this.withoutMetrics.withConfiguration(AutoConfigurations.of(RpmaMetricsAutoConfiguration.class))
             .run((context) -> assertThat(context).hasNotFailed().doesNotHaveBean(RpmaServerMetrics.class));
