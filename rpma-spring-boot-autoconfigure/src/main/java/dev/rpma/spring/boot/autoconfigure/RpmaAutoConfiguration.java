@@ -3,6 +3,7 @@ package dev.rpma.spring.boot.autoconfigure;
 import java.util.List;
 
 import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.beans.factory.config.BeanDefinition;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
@@ -11,6 +12,7 @@ import org.springframework.boot.context.properties.EnableConfigurationProperties
 import org.springframework.context.ApplicationEventPublisher;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Import;
+import org.springframework.context.annotation.Role;
 
 import dev.rpma.jna.Rpma;
 import dev.rpma.jna.RpmaConnectionConfig;
@@ -47,14 +49,17 @@ public final class RpmaAutoConfiguration {
         return rpma;
     }
 
+    // infrastructure: created with the post-processors, which would otherwise warn about it at every start
     @Bean
     @ConditionalOnMissingBean
+    @Role(BeanDefinition.ROLE_INFRASTRUCTURE)
     static RpmaHandlerRegistry rpmaHandlerRegistry() {
         return new RpmaHandlerRegistry();
     }
 
     @Bean
     @ConditionalOnMissingBean
+    @Role(BeanDefinition.ROLE_INFRASTRUCTURE)
     static RpmaConnectionHandlerBeanPostProcessor rpmaConnectionHandlerBeanPostProcessor(
             RpmaHandlerRegistry rpmaHandlerRegistry) {
         return new RpmaConnectionHandlerBeanPostProcessor(rpmaHandlerRegistry);

@@ -3,8 +3,13 @@ package dev.rpma.spring.boot.autoconfigure;
 import java.time.Duration;
 import java.util.List;
 
+import ch.qos.logback.classic.Level;
+import ch.qos.logback.classic.Logger;
+import ch.qos.logback.classic.spi.ILoggingEvent;
+import ch.qos.logback.core.read.ListAppender;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.slf4j.LoggerFactory;
 
 import org.springframework.beans.factory.annotation.Qualifier;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
@@ -80,6 +85,23 @@ class RpmaAutoConfigurationTests {
             assertThat(endpoint.endpoint().port()).isEqualTo(7204);
             assertThat(this.fake.endpointAt("198.18.0.1", 7204).isListening()).isTrue();
         });
+    }
+
+    @Test
+    void handlerDiscoveryCausesNoPostProcessorWarnings() {
+        Logger logger = (Logger) LoggerFactory.getLogger("org.springframework.context.support");
+        ListAppender<ILoggingEvent> log = new ListAppender<>();
+        log.start();
+        logger.addAppender(log);
+        try {
+            this.runner.withBean(Handlers.Greeter.class).run((context) -> assertThat(context).hasNotFailed());
+        }
+        finally {
+            logger.detachAppender(log);
+        }
+        assertThat(log.list).filteredOn((event) -> event.getLevel().isGreaterOrEqual(Level.WARN))
+            .extracting(ILoggingEvent::getFormattedMessage)
+            .noneMatch((message) -> message.contains("rpma"));
     }
 
     @Test

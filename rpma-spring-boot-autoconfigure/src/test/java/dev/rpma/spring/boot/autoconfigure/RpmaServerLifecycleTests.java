@@ -14,11 +14,17 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 
 import org.aopalliance.intercept.MethodInterceptor;
+import ch.qos.logback.classic.Level;
+import ch.qos.logback.classic.Logger;
+import ch.qos.logback.classic.spi.ILoggingEvent;
+import ch.qos.logback.core.read.ListAppender;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.slf4j.LoggerFactory;
 
 import org.springframework.aop.framework.ProxyFactory;
 import org.springframework.aop.support.AopUtils;
+import org.springframework.beans.factory.DisposableBean;
 import org.springframework.beans.factory.config.BeanPostProcessor;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.autoconfigure.context.PropertyPlaceholderAutoConfiguration;
@@ -26,6 +32,8 @@ import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.context.ApplicationEvent;
 import org.springframework.context.ApplicationListener;
 import org.springframework.context.SmartLifecycle;
+import org.springframework.context.support.AbstractApplicationContext;
+import org.springframework.context.support.DefaultLifecycleProcessor;
 import org.springframework.core.Ordered;
 
 import dev.rpma.jna.Rpma;
@@ -161,6 +169,58 @@ class RpmaServerLifecycleTests {
     }
 
     @Test
+    void laterLifecycleFailingReleasesTheStartedServerThroughItsOwnerThreads() {
+        ListAppender<ILoggingEvent> destroyLog = capture("org.springframework.beans.factory.support");
+        try {
+            this.runner.withBean(Handlers.Greeter.class).withBean(FailingLifecycle.class).run((context) -> {
+                assertThat(context).hasFailed();
+                assertThat(context.getStartupFailure()).rootCause().hasMessage("starting failed");
+            });
+        }
+        finally {
+            release(destroyLog);
+        }
+        // the server had started: its acceptor shut the endpoint down, not the context on its thread
+        assertThat(this.fake.endpointAt("198.18.0.1", 7204).shutDownOnThread()).isEqualTo("rpma-acceptor-default");
+        // no bean destruction tried to close the acceptor's endpoint or the peer under it
+        assertThat(destroyLog.list).noneSatisfy((event) -> assertThat(event.getLevel().isGreaterOrEqual(Level.WARN)).isTrue());
+        assertThat(liveThread("rpma-acceptor-default")).isEmpty();
+    }
+
+    /**
+     * Spring gave up waiting for the stop (timeout-per-shutdown-phase) and destroys the beans while the
+     * acceptor still owns the endpoint: the endpoint and peer beans must be left to the server.
+     */
+    @Test
+    void beansDestroyedAfterAStopTimeoutLeaveTheEndpointToItsOwner() {
+        BlockingHandler handler = new BlockingHandler();
+        ListAppender<ILoggingEvent> destroyLog = capture("org.springframework.beans.factory.support");
+        try {
+            this.runner.withPropertyValues("rpma.server.shutdown.grace-period=-1s")
+                .withBean(AbstractApplicationContext.LIFECYCLE_PROCESSOR_BEAN_NAME, DefaultLifecycleProcessor.class,
+                        () -> {
+                            DefaultLifecycleProcessor processor = new DefaultLifecycleProcessor();
+                            processor.setTimeoutPerShutdownPhase(1);
+                            return processor;
+                        })
+                .withBean(BlockingHandler.class, () -> handler)
+                // created after the server and before the endpoint bean, so destroyed between them
+                .withBean(ReleaseOnDestroy.class)
+                .run((context) -> {
+                    this.fake.endpointAt("198.18.0.1", 7204).queueRequest(new byte[0]);
+                    assertThat(handler.entered.await(WAIT.toSeconds(), TimeUnit.SECONDS)).isTrue();
+                });
+        }
+        finally {
+            release(destroyLog);
+        }
+        assertThat(handler.released).as("the request was still held when the beans were destroyed").isTrue();
+        assertThat(this.fake.endpointAt("198.18.0.1", 7204).shutDownOnThread()).isEqualTo("rpma-acceptor-default");
+        assertThat(destroyLog.list).extracting(ILoggingEvent::getFormattedMessage)
+            .noneMatch((message) -> message.contains("rpmaEndpoint") || message.contains("rpmaPeer"));
+    }
+
+    @Test
     void proxiedMetaAnnotatedHandlerWithAPlaceholderEndpointServesItsEndpoint() {
         this.runner.withPropertyValues("my.endpoint=replica", "rpma.server.endpoints.replica.port=7205")
             .withBean(Handlers.Greeter.class)
@@ -176,10 +236,40 @@ class RpmaServerLifecycleTests {
             });
     }
 
+    private static ListAppender<ILoggingEvent> capture(String loggerName) {
+        ListAppender<ILoggingEvent> appender = new ListAppender<>();
+        appender.setName(loggerName);
+        appender.start();
+        ((Logger) LoggerFactory.getLogger(loggerName)).addAppender(appender);
+        return appender;
+    }
+
+    private static void release(ListAppender<ILoggingEvent> appender) {
+        ((Logger) LoggerFactory.getLogger(appender.getName())).detachAppender(appender);
+    }
+
     private static Optional<Thread> liveThread(String name) {
         return Thread.getAllStackTraces().keySet().stream()
             .filter((thread) -> thread.getName().equals(name) && thread.isAlive())
             .findFirst();
+    }
+
+    /** Starts after the RDMA server and fails, so the context fails with the server already accepting. */
+    static class FailingLifecycle implements SmartLifecycle {
+
+        @Override
+        public void start() {
+            throw new IllegalStateException("starting failed");
+        }
+
+        @Override
+        public void stop() {
+        }
+
+        @Override
+        public boolean isRunning() {
+            return false;
+        }
     }
 
     /** Records the server's events and what was still live in the fake when the stopped event came. */
@@ -224,12 +314,30 @@ class RpmaServerLifecycleTests {
 
         final CountDownLatch release = new CountDownLatch(1);
 
+        volatile boolean released;
+
         @RpmaConnectionHandler
         public void hold(RpmaIncomingRequest request) throws InterruptedException {
             this.entered.countDown();
             if (this.release.await(WAIT.toSeconds(), TimeUnit.SECONDS)) {
+                this.released = true;
                 request.reject();
             }
+        }
+    }
+
+    /** Lets the blocked handler go when the context destroys it. */
+    static class ReleaseOnDestroy implements DisposableBean {
+
+        private final BlockingHandler handler;
+
+        ReleaseOnDestroy(RpmaServer server, BlockingHandler handler) {
+            this.handler = handler;
+        }
+
+        @Override
+        public void destroy() {
+            this.handler.release.countDown();
         }
     }
 
