@@ -15,7 +15,9 @@ import dev.rpma.spring.server.RpmaServer;
  * undecided, disconnects and deletes the remaining connections, shuts the endpoint down on its owner
  * thread, and finally deletes the peers. Stopping is asynchronous ({@link #stop(Runnable)}), in the
  * same phase as web servers' graceful shutdown; Spring waits at most
- * {@code spring.lifecycle.timeout-per-shutdown-phase} (30s by default) for it.
+ * {@code spring.lifecycle.timeout-per-shutdown-phase} (30s by default) for it. If that passes first,
+ * the context goes on destroying its beans and the server's {@code close()} waits for the rest of the
+ * stop, so keep the grace period below that timeout. Once stopped, the server cannot start again.
  */
 public class RpmaServerLifecycle implements SmartLifecycle {
 
