@@ -262,4 +262,65 @@ class FakeLibRpmaTest {
         assertThat(this.fake.rpma_utils_conn_event_2str(RpmaConnectionEvent.LOST.code())).isEqualTo("Connection lost");
         assertThat(this.fake.calls("rpma_err_2str")).isOne();
     }
+
+    @Test
+    void strictModeRequiresANonBlockingEndpointFd() {
+        this.fake.requireNonBlockingEndpointFd(true);
+        long ep = listen(peer(), 7204);
+        assertThatThrownBy(() -> this.fake.rpma_ep_next_conn_req(ep, 0, slot(4)))
+                .hasMessageContaining("the endpoint's fd is blocking");
+        this.fake.clearViolations();
+        FileDescriptors.setBlocking(this.fake.endpointAt("198.18.0.1", 7204).fd(), false);
+        assertThat(this.fake.rpma_ep_next_conn_req(ep, 0, slot(4))).isEqualTo(RpmaError.PROVIDER.code());
+        this.fake.assertNoViolations();
+    }
+
+    @Test
+    void connectionEventsCanBeLeftEntirelyToTheTest() {
+        this.fake.establishOnConnect(false).closedOnDisconnect(false);
+        long ep = listen(peer(), 7204);
+        this.fake.endpointAt("198.18.0.1", 7204).queueRequest(new byte[0]);
+        assertThat(this.fake.rpma_ep_next_conn_req(ep, 0, slot(4))).isZero();
+        assertThat(this.fake.rpma_conn_req_connect(slot(4), 0, slot(5))).isZero();
+        long conn = this.slots.getLong(40);
+        FakeConnection connection = this.fake.lastConnection();
+        assertThat(connection.pendingEvents()).isZero();
+        assertThat(this.fake.rpma_conn_disconnect(conn)).isZero();
+        assertThat(connection.pendingEvents()).isZero();
+        assertThat(connection.disconnects()).isOne();
+        assertThatThrownBy(() -> this.fake.rpma_conn_req_get_private_data(connection.request().handle(), slot(6)))
+                .as("connect consumed the request").hasMessageContaining("use after free of CONN_REQ")
+                .hasMessageContaining("freed by rpma_conn_req_connect");
+    }
+
+    @Test
+    void awaitHelpersSeeWhatOtherThreadsDo() throws Exception {
+        Memory out = new Memory(16);
+        long base = com.sun.jna.Pointer.nativeValue(out);
+        long peer = peer();
+        Thread acceptor = new Thread(() -> {
+            assertThat(this.fake.rpma_ep_listen(peer, "198.18.0.1", "7300", base)).isZero();
+            long ep = out.getLong(0);
+            while (this.fake.rpma_ep_next_conn_req(ep, 0, base + 8) != 0) {
+                Thread.onSpinWait();
+            }
+            out.setLong(0, ep);
+            this.fake.rpma_conn_req_delete(base + 8);
+            this.fake.rpma_ep_shutdown(base);
+        }, "acceptor");
+        acceptor.start();
+        FakeEndpoint endpoint = this.fake.awaitEndpoint(Duration.ofSeconds(5));
+        assertThat(endpoint.port()).isEqualTo(7300);
+        assertThat(endpoint.listenedOnThread()).isEqualTo("acceptor");
+        FakeRequest request = endpoint.queueRequest(new byte[] { 1 });
+        assertThat(request.awaitConsumed(Duration.ofSeconds(5))).isEqualTo(FakeRequest.State.DELETED);
+        assertThat(endpoint.awaitShutDown(Duration.ofSeconds(5))).isTrue();
+        assertThat(endpoint.shutDownOnThread()).isEqualTo("acceptor");
+        assertThat(endpoint.owner().getName()).isEqualTo("acceptor");
+        assertThat(this.fake.awaitCalls("rpma_ep_shutdown", 1, Duration.ofSeconds(1))).isTrue();
+        acceptor.join();
+        assertThat(endpoint.fd()).as("closed with the endpoint").isEqualTo(-1);
+        this.fake.assertNoViolations();
+        out.close();
+    }
 }
