@@ -85,6 +85,7 @@ class RpmaHealthContributorAutoConfigurationTests {
                     PORT, "state", "RUNNING", "queueSize", 0, "queueCapacity", 64, "activeConnections", 0));
 
             submit(this.fake.endpointAt(ADDRESS, PORT), endpoint.statistics(), ScriptedHandler.ACCEPT);
+            Await.until("the connection counted", () -> endpoint.activeConnections() == 1);
             assertThat(details(health, "default")).containsEntry("activeConnections", 1);
 
             // paused still listens and runs its acceptor: UP, and the state says why requests are rejected
@@ -123,7 +124,7 @@ class RpmaHealthContributorAutoConfigurationTests {
             HealthEndpoint health = context.getBean(HealthEndpoint.class);
             RpmaEndpointServer endpoint = context.getBean(RpmaServer.class).endpoint("default");
             submit(this.fake.endpointAt(ADDRESS, PORT), endpoint.statistics(), ScriptedHandler.ACCEPT);
-            Await.until("the connection tracked", () -> this.fake.connections().size() == 1);
+            Await.until("the connection counted", () -> endpoint.activeConnections() == 1);
             assertThat(status(health, "default")).isEqualTo(Status.UP);
 
             CountDownLatch stopped = new CountDownLatch(1);

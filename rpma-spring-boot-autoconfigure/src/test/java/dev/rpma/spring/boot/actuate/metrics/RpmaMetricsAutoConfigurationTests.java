@@ -191,6 +191,8 @@ class RpmaMetricsAutoConfigurationTests {
             endpoint.queueUnexpectedEvent();
             Await.until("the INVAL error", () -> statistics.errors("rpma_ep_next_conn_req", "RPMA_E_INVAL") == 1);
             Await.until("the handler timed", () -> handlerCount(context.getBean(MeterRegistry.class), "default") == 1);
+            Await.until("the connection established",
+                    () -> statistics.events(RpmaConnectionEvent.ESTABLISHED) == 1 && statistics.activeConnections() == 1);
             String scrape = context.getBean(PrometheusMeterRegistry.class).scrape();
             assertThat(scrape).contains(
                     "rpma_requests_total{endpoint=\"default\",outcome=\"accepted\",reason=\"none\"} 1",
