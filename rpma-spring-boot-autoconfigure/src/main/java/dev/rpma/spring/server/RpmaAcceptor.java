@@ -9,6 +9,7 @@ import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.ReentrantReadWriteLock;
 
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
@@ -76,6 +77,16 @@ final class RpmaAcceptor implements Runnable {
     private final FdPoller poller = new FdPoller(MAX_CONNECTIONS + 1);
 
     private final ConcurrentLinkedQueue<Runnable> tasks = new ConcurrentLinkedQueue<>();
+
+    /**
+     * Accepts share it, {@code rpma_ep_next_conn_req} takes it alone. An accepted request's CM id
+     * stays on the endpoint's event channel from {@code rdma_accept} until librpma migrates it to
+     * the connection's own channel, inside {@code rpma_conn_req_connect}; a
+     * {@code rpma_ep_next_conn_req} in that window can read the connection's ESTABLISHED, which
+     * librpma then drops as an unexpected event, so the connection never sees it (observed under
+     * soft-RoCE). Fair, so that a stream of accepts cannot starve the loop.
+     */
+    private final ReentrantReadWriteLock channel = new ReentrantReadWriteLock(true);
 
     // owned by the loop thread
     private final List<RpmaServerConnection> connections = new ArrayList<>();
@@ -207,12 +218,16 @@ final class RpmaAcceptor implements Runnable {
     private void acceptAvailable() {
         for (int i = 0; i < REQUESTS_PER_ROUND && !this.stopRequested; i++) {
             RpmaConnectionRequest request;
+            this.channel.writeLock().lock();
             try {
                 request = this.endpoint.nextConnectionRequest(this.requestConfig);
             }
             catch (RpmaException ex) {
                 onAcceptError(ex);
                 return;
+            }
+            finally {
+                this.channel.writeLock().unlock();
             }
             this.consecutiveErrors = 0;
             if (request == null) {
@@ -315,6 +330,17 @@ final class RpmaAcceptor implements Runnable {
         catch (RpmaException ex) {
             this.statistics.recordError(ex);
             logger.warn("Rejecting a connection request on endpoint '" + endpointName() + "' failed: " + ex.getMessage());
+        }
+    }
+
+    /** Runs a request's {@code rpma_conn_req_connect} while no {@code rpma_ep_next_conn_req} reads the endpoint. */
+    RpmaConnection accept(RpmaConnectionRequest request, byte[] privateData) {
+        this.channel.readLock().lock();
+        try {
+            return request.connect(privateData);
+        }
+        finally {
+            this.channel.readLock().unlock();
         }
     }
 

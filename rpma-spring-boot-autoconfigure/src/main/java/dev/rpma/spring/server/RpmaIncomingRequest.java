@@ -96,7 +96,7 @@ public final class RpmaIncomingRequest {
         }
         RpmaConnection accepted;
         try {
-            accepted = this.request.connect(privateData);
+            accepted = this.acceptor.accept(this.request, privateData);
         }
         catch (RuntimeException ex) {
             this.state.set(FAILED);
