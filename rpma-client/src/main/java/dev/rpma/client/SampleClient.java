@@ -1,0 +1,357 @@
+package dev.rpma.client;
+
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.time.Duration;
+import java.util.concurrent.TimeUnit;
+
+import dev.rpma.client.SampleClientException.Failure;
+import dev.rpma.client.protocol.CommonData;
+import dev.rpma.client.protocol.ExampleProtocols;
+import dev.rpma.jna.CompletionMode;
+import dev.rpma.jna.MemoryUsage;
+import dev.rpma.jna.PeerRole;
+import dev.rpma.jna.Rpma;
+import dev.rpma.jna.RpmaCompletion;
+import dev.rpma.jna.RpmaConnection;
+import dev.rpma.jna.RpmaConnectionEvent;
+import dev.rpma.jna.RpmaConnectionRequest;
+import dev.rpma.jna.RpmaMemoryRegion;
+import dev.rpma.jna.RpmaOpcode;
+import dev.rpma.jna.RpmaPeer;
+import dev.rpma.jna.RpmaRemoteMemoryRegion;
+import dev.rpma.jna.io.FdPoller;
+
+/**
+ * A client of librpma's examples 01-connection ({@link #hello}), 02-read-to-volatile
+ * ({@link #read}) and 08-messages-ping-pong ({@link #pingPong}), for one server address. Each call
+ * makes its own connection and tears it down as librpma requires of a client (disconnect, wait for
+ * CLOSED, delete), so a failed call leaves nothing behind.
+ *
+ * <p>Every wait has the client's timeout: librpma's own waits ({@code rpma_conn_next_event},
+ * {@code rpma_cq_wait}) have none, so this client polls their fds. Thread-safe: calls may run at
+ * once on several threads (each makes its own connection; the peer is thread-safe).
+ */
+public final class SampleClient implements AutoCloseable {
+
+    /** How long a client waits for the server by default. */
+    public static final Duration DEFAULT_TIMEOUT = Duration.ofSeconds(60);
+
+    private static final long RECV_CONTEXT = 0x5245_4356L;
+
+    private static final long SEND_CONTEXT = 0x5345_4E44L;
+
+    private static final long READ_CONTEXT = 0x5245_4144L;
+
+    /** The 02-read-to-volatile client reads into a buffer of this size. */
+    static final int READ_BUFFER_SIZE = 1024;
+
+    /** How often a hold looks at its release latch. */
+    private static final int HOLD_SLICE_MILLIS = 50;
+
+    private final Rpma rpma;
+
+    private final RpmaPeer peer;
+
+    private final boolean ownsPeer;
+
+    private final String server;
+
+    private final Duration timeout;
+
+    private SampleClient(Rpma rpma, RpmaPeer peer, boolean ownsPeer, String server, Duration timeout) {
+        this.rpma = rpma;
+        this.peer = peer;
+        this.ownsPeer = ownsPeer;
+        this.server = server;
+        this.timeout = timeout;
+    }
+
+    /**
+     * A client of the server at {@code server} (an IP address reachable over RDMA), with its own
+     * peer on the device that routes there.
+     */
+    public static SampleClient open(Rpma rpma, String server, Duration timeout) {
+        RpmaPeer peer = rpma.openPeer(server, PeerRole.CLIENT);
+        return new SampleClient(rpma, peer, true, server, timeout);
+    }
+
+    /** A client that uses a peer the caller opened (with {@link PeerRole#CLIENT}) and closes. */
+    public static SampleClient using(Rpma rpma, RpmaPeer peer, String server, Duration timeout) {
+        return new SampleClient(rpma, peer, false, server, timeout);
+    }
+
+    public String server() {
+        return this.server;
+    }
+
+    /** 01-connection with the example's greeting; returns the server's greeting. */
+    public String hello(int port) {
+        return hello(port, ExampleProtocols.CLIENT_GREETING);
+    }
+
+    /**
+     * 01-connection: connects with {@code greeting} (NUL-terminated) as private data, reads the
+     * server's greeting from the accept's private data once established, disconnects.
+     *
+     * @throws SampleClientException {@link Failure#REJECTED} when the server rejects the greeting
+     */
+    public String hello(int port, String greeting) {
+        RpmaConnection connection = connect(port, ExampleProtocols.cString(greeting));
+        try {
+            return ExampleProtocols.fromCString(connection.privateData());
+        }
+        finally {
+            disconnect(connection);
+        }
+    }
+
+    /**
+     * 02-read-to-volatile: takes the memory region from the accept's {@code struct common_data},
+     * reads it with {@code rpma_read} and returns it as a C string.
+     */
+    public String read(int port) {
+        ByteBuffer destination = ByteBuffer.allocateDirect(READ_BUFFER_SIZE);
+        try (RpmaMemoryRegion local = this.peer.register(destination, MemoryUsage.READ_DST)) {
+            RpmaConnection connection = connect(port, null);
+            try {
+                CommonData data = decode(connection.privateData());
+                try (RpmaRemoteMemoryRegion remote = this.rpma.remoteMemoryRegion(data.memoryRegionDescriptor())) {
+                    long length = remote.size() - data.dataOffset();
+                    if (length <= 0 || length > READ_BUFFER_SIZE) {
+                        throw new SampleClientException(Failure.PROTOCOL, "The server's memory region has " + length
+                                + " bytes after offset " + data.dataOffset() + "; this client reads 1 to "
+                                + READ_BUFFER_SIZE);
+                    }
+                    connection.read(local, 0, remote, data.dataOffset(), length, CompletionMode.ALWAYS, READ_CONTEXT);
+                    RpmaCompletion completion = awaitOne(connection, "the completion of rpma_read");
+                    expect(completion, RpmaOpcode.RDMA_READ, READ_CONTEXT);
+                    byte[] bytes = new byte[(int) length];
+                    destination.get(0, bytes);
+                    return ExampleProtocols.fromCString(bytes);
+                }
+            }
+            finally {
+                disconnect(connection);
+            }
+        }
+    }
+
+    /** 08-messages-ping-pong: {@code rounds} exchanges from {@code seed}. */
+    public PingPongResult pingPong(int port, long seed, int rounds) {
+        return pingPong(port, PingPongOptions.of(seed, rounds));
+    }
+
+    /**
+     * 08-messages-ping-pong: for each round, posts a receive, sends the counter and waits for both
+     * completions; the server's reply must be the counter plus one and becomes the next counter.
+     * Then the optional hold, then {@code I_M_DONE}, whose send completion is awaited before
+     * disconnecting (a disconnect flushes a send that has not left yet; the upstream client does not
+     * wait, and its last message can be lost).
+     *
+     * @throws SampleClientException {@link Failure#CONNECTION_LOST} when the server closes the
+     *     connection during the hold
+     */
+    public PingPongResult pingPong(int port, PingPongOptions options) {
+        ByteBuffer received = ByteBuffer.allocateDirect(ExampleProtocols.MESSAGE_SIZE).order(ByteOrder.LITTLE_ENDIAN);
+        ByteBuffer sent = ByteBuffer.allocateDirect(ExampleProtocols.MESSAGE_SIZE).order(ByteOrder.LITTLE_ENDIAN);
+        try (RpmaMemoryRegion receiveRegion = this.peer.register(received, MemoryUsage.RECV);
+                RpmaMemoryRegion sendRegion = this.peer.register(sent, MemoryUsage.SEND)) {
+            RpmaConnection connection = connect(port, null);
+            try (CompletionWaiter completions = new CompletionWaiter(connection)) {
+                long value = options.seed();
+                long start = System.nanoTime();
+                for (int round = 0; round < options.rounds(); round++) {
+                    connection.receive(receiveRegion, 0, ExampleProtocols.MESSAGE_SIZE, RECV_CONTEXT);
+                    sent.putLong(0, value);
+                    connection.send(sendRegion, 0, ExampleProtocols.MESSAGE_SIZE, CompletionMode.ALWAYS, SEND_CONTEXT);
+                    awaitSendAndReceive(completions, round);
+                    long reply = received.getLong(0);
+                    if (reply != value + 1) {
+                        throw new SampleClientException(Failure.PROTOCOL, "Round " + (round + 1) + ": sent " + value
+                                + ", the server answered " + Long.toUnsignedString(reply) + " instead of " + (value + 1));
+                    }
+                    value = reply;
+                }
+                Duration exchange = Duration.ofNanos(System.nanoTime() - start);
+                hold(connection, options);
+                sent.putLong(0, ExampleProtocols.I_M_DONE);
+                connection.send(sendRegion, 0, ExampleProtocols.MESSAGE_SIZE, CompletionMode.ALWAYS, SEND_CONTEXT);
+                RpmaCompletion done = awaitOne(completions, "the send completion of I_M_DONE");
+                expect(done, RpmaOpcode.SEND, SEND_CONTEXT);
+                return new PingPongResult(options.rounds(), options.seed(), value, exchange);
+            }
+            finally {
+                disconnect(connection);
+            }
+        }
+    }
+
+    private void awaitSendAndReceive(CompletionWaiter completions, int round) {
+        boolean[] done = new boolean[2];
+        long deadline = System.nanoTime() + this.timeout.toNanos();
+        while (!done[0] || !done[1]) {
+            long left = deadline - System.nanoTime();
+            int got = completions.await(Duration.ofNanos(Math.max(0, left)), (completion) -> {
+                if (completion.context() == SEND_CONTEXT) {
+                    expect(completion, RpmaOpcode.SEND, SEND_CONTEXT);
+                    done[0] = true;
+                }
+                else {
+                    expect(completion, RpmaOpcode.RECV, RECV_CONTEXT);
+                    if (completion.byteLength() != ExampleProtocols.MESSAGE_SIZE) {
+                        throw new SampleClientException(Failure.PROTOCOL, "Round " + (round + 1) + ": received "
+                                + completion.byteLength() + " bytes, a message is " + ExampleProtocols.MESSAGE_SIZE);
+                    }
+                    done[1] = true;
+                }
+            });
+            if (got == 0) {
+                throw timeout("round " + (round + 1) + " of the ping-pong");
+            }
+        }
+    }
+
+    /** Keeps the established connection until the hold ends, the release latch opens, or the server closes it. */
+    private void hold(RpmaConnection connection, PingPongOptions options) {
+        if (options.hold().isZero()) {
+            return;
+        }
+        if (options.onHold() != null) {
+            options.onHold().run();
+        }
+        long deadline = System.nanoTime() + options.hold().toNanos();
+        try (FdPoller poller = new FdPoller(1)) {
+            int[] fds = { connection.eventFd() };
+            while (System.nanoTime() - deadline < 0) {
+                if (options.release() != null && options.release().getCount() == 0) {
+                    return;
+                }
+                RpmaConnectionEvent event = connection.nextEvent();
+                if (event != null && event != RpmaConnectionEvent.ESTABLISHED) {
+                    throw new SampleClientException(Failure.CONNECTION_LOST, "The server ended the connection ("
+                            + event + ") while this client held it");
+                }
+                long left = TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime());
+                poller.await(fds, 1, (int) Math.max(1, Math.min(HOLD_SLICE_MILLIS, left)));
+            }
+        }
+    }
+
+    /** Sends the request and waits for ESTABLISHED; on any other outcome the connection is deleted. */
+    private RpmaConnection connect(int port, byte[] privateData) {
+        RpmaConnectionRequest request = this.peer.newConnectionRequest(this.server, port, null);
+        RpmaConnection connection;
+        try {
+            connection = request.connect(privateData);
+        }
+        finally {
+            request.close();
+        }
+        RpmaConnectionEvent event;
+        try {
+            connection.configureEventsBlocking(false);
+            event = awaitEvent(connection, this.timeout);
+        }
+        catch (RuntimeException ex) {
+            connection.close();
+            throw ex;
+        }
+        if (event == RpmaConnectionEvent.ESTABLISHED) {
+            return connection;
+        }
+        connection.close();
+        if (event == null) {
+            throw timeout("the server at " + this.server + ":" + port + " to accept");
+        }
+        throw new SampleClientException(Failure.of(event), "The connection to " + this.server + ":" + port
+                + " was not established: " + event);
+    }
+
+    /** The client's teardown: disconnect, wait for CLOSED (or LOST), delete. */
+    private void disconnect(RpmaConnection connection) {
+        try {
+            connection.disconnect();
+            long deadline = System.nanoTime() + this.timeout.toNanos();
+            RpmaConnectionEvent event;
+            do {
+                event = awaitEvent(connection, Duration.ofNanos(Math.max(0, deadline - System.nanoTime())));
+            }
+            while (event == RpmaConnectionEvent.ESTABLISHED);
+        }
+        catch (RuntimeException ex) {
+            // the connection is deleted below whatever happened; the caller's own outcome matters more
+        }
+        finally {
+            connection.close();
+        }
+    }
+
+    private static RpmaConnectionEvent awaitEvent(RpmaConnection connection, Duration timeout) {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        try (FdPoller poller = new FdPoller(1)) {
+            int[] fds = { connection.eventFd() };
+            while (true) {
+                RpmaConnectionEvent event = connection.nextEvent();
+                if (event != null) {
+                    return event;
+                }
+                long left = deadline - System.nanoTime();
+                if (left <= 0) {
+                    return null;
+                }
+                poller.await(fds, 1, (int) Math.max(1, Math.min(Integer.MAX_VALUE, TimeUnit.NANOSECONDS.toMillis(left))));
+            }
+        }
+    }
+
+    private RpmaCompletion awaitOne(RpmaConnection connection, String what) {
+        try (CompletionWaiter completions = new CompletionWaiter(connection)) {
+            return awaitOne(completions, what);
+        }
+    }
+
+    private RpmaCompletion awaitOne(CompletionWaiter completions, String what) {
+        RpmaCompletion[] first = new RpmaCompletion[1];
+        if (completions.await(this.timeout, (completion) -> {
+            if (first[0] == null) {
+                first[0] = completion;
+            }
+        }) == 0) {
+            throw timeout(what);
+        }
+        return first[0];
+    }
+
+    private static void expect(RpmaCompletion completion, RpmaOpcode opcode, long context) {
+        if (!completion.isSuccess()) {
+            throw new SampleClientException(Failure.CONNECTION_LOST, completion.opcode() + " completed with ibv_wc_status "
+                    + completion.status() + " (5 is a flush: the connection was closed)");
+        }
+        if (completion.opcode() != opcode || completion.context() != context) {
+            throw new SampleClientException(Failure.PROTOCOL, "Expected a completion of " + opcode + ", got "
+                    + completion.opcode() + " with context 0x" + Long.toHexString(completion.context()));
+        }
+    }
+
+    private static CommonData decode(byte[] privateData) {
+        try {
+            return CommonData.decode(privateData);
+        }
+        catch (IllegalArgumentException ex) {
+            throw new SampleClientException(Failure.PROTOCOL, ex.getMessage());
+        }
+    }
+
+    private SampleClientException timeout(String what) {
+        return new SampleClientException(Failure.TIMEOUT, "Waited " + this.timeout.toSeconds() + "s for " + what);
+    }
+
+    /** Deletes the peer if this client opened it. */
+    @Override
+    public void close() {
+        if (this.ownsPeer) {
+            this.peer.close();
+        }
+    }
+}

@@ -1,0 +1,73 @@
+package dev.rpma.sample.e2e;
+
+import java.io.IOException;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+
+import tools.jackson.databind.JsonNode;
+
+/**
+ * The app's counters as {@code /actuator/rpma} ("rpma ...") and {@code /actuator/prometheus}
+ * ("prometheus ...") report them at one moment, and what {@code /actuator/health} says; tests
+ * compare the changes between two snapshots with {@link Expected#changes()}.
+ */
+record AppNumbers(Map<String, Long> counters, Map<String, Long> active, JsonNode health) {
+
+    static final List<String> SOURCES = List.of("rpma", "prometheus");
+
+    static AppNumbers read(SampleAppProcess app) throws IOException, InterruptedException {
+        JsonNode rpma = app.json("/actuator/rpma").path("endpoints");
+        Prometheus prometheus = app.prometheus();
+        JsonNode health = app.json("/actuator/health");
+        Map<String, Long> counters = new TreeMap<>();
+        Map<String, Long> active = new TreeMap<>();
+        for (String name : Expected.ENDPOINTS) {
+            JsonNode endpoint = rpma.path(name);
+            if (endpoint.isMissingNode()) {
+                throw new AssertionError("/actuator/rpma has no endpoint '" + name + "': " + rpma);
+            }
+            JsonNode requests = endpoint.path("requests");
+            JsonNode events = endpoint.path("connectionEvents");
+            counters.put("rpma " + name + " obtained", requests.path("obtained").asLong());
+            counters.put("rpma " + name + " accepted", requests.path("accepted").asLong());
+            counters.put("rpma " + name + " failed-to-connect", requests.path("failedToConnect").asLong());
+            counters.put("rpma " + name + " established", events.path("established").asLong());
+            counters.put("rpma " + name + " closed+lost", events.path("closed").asLong() + events.path("lost").asLong());
+            counters.put("prometheus " + name + " accepted",
+                    prometheus.count("rpma_requests_total", "endpoint", name, "outcome", "accepted"));
+            counters.put("prometheus " + name + " established",
+                    prometheus.count("rpma_connection_events_total", "endpoint", name, "type", "established"));
+            counters.put("prometheus " + name + " closed+lost",
+                    prometheus.count("rpma_connection_events_total", "endpoint", name, "type", "closed")
+                            + prometheus.count("rpma_connection_events_total", "endpoint", name, "type", "lost"));
+            for (String reason : Expected.REJECT_REASONS) {
+                counters.put("rpma " + name + " rejected " + reason, requests.path("rejected").path(reason).asLong());
+                counters.put("prometheus " + name + " rejected " + reason, prometheus.count("rpma_requests_total",
+                        "endpoint", name, "outcome", "rejected", "reason", reason));
+            }
+            active.put("rpma " + name, endpoint.path("activeConnections").asLong());
+            active.put("prometheus " + name, prometheus.count("rpma_connections_active_connections", "endpoint", name));
+            active.put("health " + name, health.path("components").path("rpma").path("components").path(name)
+                .path("details").path("activeConnections").asLong(-1));
+        }
+        counters.put("prometheus sample_pingpong_rounds", prometheus.count("sample_pingpong_rounds_total"));
+        for (String outcome : List.of("done", "closed", "failed")) {
+            counters.put("prometheus sample_pingpong_sessions " + outcome,
+                    prometheus.count("sample_pingpong_sessions_total", "outcome", outcome));
+        }
+        return new AppNumbers(counters, active, health);
+    }
+
+    /** Each counter's change since {@code before}. */
+    Map<String, Long> changesSince(AppNumbers before) {
+        Map<String, Long> changes = new TreeMap<>();
+        this.counters.forEach((key, value) -> changes.put(key, value - before.counters.getOrDefault(key, 0L)));
+        return changes;
+    }
+
+    /** Active connections an endpoint reports in each source. */
+    long activeConnections(String endpoint) {
+        return this.active.get("rpma " + endpoint);
+    }
+}
