@@ -2,6 +2,8 @@ package dev.rpma.sample.e2e;
 
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.concurrent.TimeUnit;
@@ -12,8 +14,12 @@ import java.util.regex.Pattern;
  * The kernel's RDMA resource counts ({@code rdma res show}), summed over all devices: what the
  * processes on this machine hold of queue pairs, completion queues, memory regions, CM ids,
  * protection domains and contexts.
+ *
+ * <p>Device contexts of this JVM are left out of {@code ctx}: librdmacm opens a device's context the
+ * first time a process resolves an address on it and keeps it until the process exits, so the
+ * test's own client adds one per device it used, whatever the app does.
  */
-record RdmaResources(Map<String, Long> counts) {
+record RdmaResources(Map<String, Long> counts, long ownContexts) {
 
     /** The kinds a leak would show in. */
     static final String[] TRACKED = { "qp", "cq", "mr", "cm_id", "pd", "ctx" };
@@ -21,6 +27,8 @@ record RdmaResources(Map<String, Long> counts) {
     private static final Pattern DEVICE_LINE = Pattern.compile("^\\d+: (\\S+): (.*)$");
 
     private static final Pattern COUNT = Pattern.compile("([a-z_]+) (\\d+)");
+
+    private static final Pattern PID = Pattern.compile(" pid (\\d+) ");
 
     static RdmaResources snapshot() {
         String output = run("rdma", "res", "show");
@@ -38,11 +46,38 @@ record RdmaResources(Map<String, Long> counts) {
         if (counts.isEmpty()) {
             throw new IllegalStateException("'rdma res show' listed no device:\n" + output);
         }
-        return new RdmaResources(counts);
+        long ownContexts = run("rdma", "res", "show", "ctx").lines().filter(RdmaResources::isOwn).count();
+        return new RdmaResources(counts, ownContexts);
     }
 
+    /** Whether a listed object belongs to this process: its "pid" is the creating thread's id. */
+    private static boolean isOwn(String line) {
+        Matcher pid = PID.matcher(line);
+        if (!pid.find()) {
+            return false;
+        }
+        try {
+            for (String status : Files.readAllLines(Path.of("/proc", pid.group(1), "status"))) {
+                if (status.startsWith("Tgid:")) {
+                    return Long.parseLong(status.substring(5).trim()) == ProcessHandle.current().pid();
+                }
+            }
+        }
+        catch (IOException | NumberFormatException ex) {
+            // the thread is gone: not one of ours that still holds anything
+        }
+        return false;
+    }
+
+    /** The count of {@code kind}; for {@code ctx}, without this JVM's contexts. */
     long get(String kind) {
-        return this.counts.getOrDefault(kind, 0L);
+        long count = this.counts.getOrDefault(kind, 0L);
+        return kind.equals("ctx") ? count - this.ownContexts : count;
+    }
+
+    /** {@code rdma res show KIND}: one line per object, with its process. */
+    static String listing(String kind) {
+        return run("rdma", "res", "show", kind).strip();
     }
 
     /** {@code this - before} for each tracked kind. */

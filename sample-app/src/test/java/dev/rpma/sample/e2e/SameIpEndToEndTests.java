@@ -1,6 +1,9 @@
 package dev.rpma.sample.e2e;
 
-/** Server and client on one address of one device ({@code rxe0}, 198.18.0.1 in the VM). */
+/**
+ * Server and client on one address of one device ({@code rxe0}, 198.18.0.1 in the VM); the app is
+ * stopped with the actuator's shutdown endpoint, after which the JVM exits on its own with 0.
+ */
 class SameIpEndToEndTests extends SampleAppEndToEndTests {
 
     @Override
@@ -11,5 +14,16 @@ class SameIpEndToEndTests extends SampleAppEndToEndTests {
     @Override
     String topology() {
         return "same-ip";
+    }
+
+    @Override
+    int stop(SampleAppProcess app) throws Exception {
+        app.requestShutdown();
+        return 0;
+    }
+
+    @Override
+    String stopHow() {
+        return "POST /actuator/shutdown";
     }
 }

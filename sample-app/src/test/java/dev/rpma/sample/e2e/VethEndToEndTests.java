@@ -3,7 +3,9 @@ package dev.rpma.sample.e2e;
 /**
  * The server on one end of a veth pair ({@code rxeB}, 198.18.3.2 in the VM), the client on the
  * other ({@code rxeA}, 198.18.3.1): every packet crosses the wire between two devices, as between
- * two hosts.
+ * two hosts. The app is stopped with SIGTERM, as a service manager or Kubernetes stops it: the same
+ * graceful stop runs in Spring's shutdown hook, and the JVM then exits with 143 (128 + SIGTERM), its
+ * convention for a process ended by that signal.
  */
 class VethEndToEndTests extends SampleAppEndToEndTests {
 
@@ -15,5 +17,16 @@ class VethEndToEndTests extends SampleAppEndToEndTests {
     @Override
     String topology() {
         return "veth";
+    }
+
+    @Override
+    int stop(SampleAppProcess app) {
+        app.terminate();
+        return 143;
+    }
+
+    @Override
+    String stopHow() {
+        return "SIGTERM";
     }
 }

@@ -1,0 +1,86 @@
+#!/usr/bin/env bash
+# run-e2e.sh - the sample app's end-to-end tests over real RDMA, in one command: builds the
+# runnable jar and the test classes on this machine, then runs the JUnit classes of
+# dev.rpma.sample.e2e (tag "rdma") with plain `java` inside ONE boot of the soft-RoCE VM
+# (tools/rxe-vm), or directly when this machine has an RDMA device.
+#
+#   tools/e2e/run-e2e.sh [--no-build] [--mode vm|direct|auto] [-t SEC] [--select-class CLASS]...
+#
+# Both topologies run: server and client on one address (rxe0, 198.18.0.1) and server on
+# 198.18.3.2 reached over the veth pair from 198.18.3.1. In direct mode set RPMA_TEST_SAME_IP
+# (and optionally RPMA_TEST_SERVER_IP) to addresses of this machine's RDMA interfaces; by default
+# both are the IPv4 address of the first netdev an RDMA device sits on.
+#
+# Output: JUnit XML, the console output, the app's and clients' logs and measurements.txt in
+# sample-app/target/e2e-reports/. Exit code: 0 all passed, non-zero otherwise (the console
+# launcher's: 1 failures, 2 no tests; 124 VM timeout; 125 VM or set-up failure; the build's).
+set -euo pipefail
+
+cd "$(dirname "$(realpath "$0")")/../.."
+ROOT=$PWD
+BUILD=1
+MODE=auto
+TIMEOUT=1080
+SELECT=()
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --no-build) BUILD=0; shift;;
+    --mode) MODE=$2; shift 2;;
+    -t) TIMEOUT=$2; shift 2;;
+    --select-class) SELECT+=(--select-class "$2"); shift 2;;
+    -h|--help) sed -n '2,20p' "$0"; exit 0;;
+    *) echo "run-e2e: unknown argument $1" >&2; exit 2;;
+  esac
+done
+[ ${#SELECT[@]} -gt 0 ] || SELECT=(--select-package dev.rpma.sample.e2e)
+
+start=$(date +%s)
+REPORTS=$ROOT/sample-app/target/e2e-reports
+CLASSPATH_FILE=$ROOT/sample-app/target/e2e-classpath.txt
+
+if [ $BUILD = 1 ]; then
+  if [ -f tools/install-deps.sh ]; then bash tools/install-deps.sh; fi
+  echo "run-e2e: building the sample app, its client and the test classes" >&2
+  # one reactor build: the modules resolve to each other's target/, nothing is installed into ~/.m2;
+  # the relative outputFile lands in each module's own target/
+  mvn -B -q package dependency:build-classpath -pl sample-app -am -DskipTests \
+    -Dmdep.outputFile=target/e2e-classpath.txt -Dmdep.includeScope=test >&2
+fi
+JAR=$(ls "$ROOT"/sample-app/target/sample-app-*.jar 2>/dev/null | grep -v -- '-plain\.jar$' | head -1 || true)
+[ -n "$JAR" ] && [ -f "$CLASSPATH_FILE" ] || { echo "run-e2e: no build found: run without --no-build" >&2; exit 125; }
+
+rm -rf "$REPORTS"
+mkdir -p "$REPORTS"
+
+if [ "$MODE" = auto ]; then
+  if tools/rxe-vm/has-rdma-device.sh; then MODE=direct; else MODE=vm; fi
+fi
+if [ "$MODE" = direct ]; then
+  if [ -z "${RPMA_TEST_SAME_IP:-}" ]; then
+    dev=$(ls /sys/class/infiniband | head -1)
+    netdev=$(ls "/sys/class/infiniband/$dev/device/net" 2>/dev/null | head -1 || true)
+    [ -n "$netdev" ] || netdev=$(rdma link show 2>/dev/null | awk -v d="$dev" '$2 ~ "^"d"/" {for(i=1;i<NF;i++) if($i=="netdev") print $(i+1); exit}')
+    RPMA_TEST_SAME_IP=$(ip -4 -o addr show dev "$netdev" 2>/dev/null | awk '{split($4,a,"/"); print a[1]; exit}')
+    [ -n "$RPMA_TEST_SAME_IP" ] || { echo "run-e2e: set RPMA_TEST_SAME_IP to the IP of an RDMA interface" >&2; exit 125; }
+  fi
+  export RPMA_TEST_SAME_IP
+  export RPMA_TEST_SERVER_IP=${RPMA_TEST_SERVER_IP:-$RPMA_TEST_SAME_IP}
+  echo "run-e2e: mode direct (this machine has an RDMA device): same-IP $RPMA_TEST_SAME_IP, server $RPMA_TEST_SERVER_IP" >&2
+else
+  echo "run-e2e: mode vm (no RDMA device here): soft-RoCE VM, rxe0 198.18.0.1 and veth 198.18.3.1 -> 198.18.3.2" >&2
+fi
+
+set +e
+tools/rxe-vm/run-java-tests.sh --mode "$MODE" -t "$TIMEOUT" \
+  --classpath-file "$CLASSPATH_FILE" \
+  --class-path "$ROOT/sample-app/target/test-classes" --class-path "$ROOT/sample-app/target/classes" \
+  --reports-dir "$REPORTS" "${SELECT[@]}" --include-tag rdma \
+  -- -Dsample.jar="$JAR" -Dsample.logs="$REPORTS" \
+     "-Dsample.jvm-options=-XX:TieredStopAtLevel=1 -XX:+UseSerialGC"
+rc=$?
+set -e
+
+echo "----- measurements ($REPORTS/measurements.txt) -----"
+cat "$REPORTS/measurements.txt" 2>/dev/null || echo "(none recorded)"
+echo "run-e2e: mode $MODE, exit code $rc, wall time $(( $(date +%s) - start )) s (build included); reports in $REPORTS"
+exit $rc
