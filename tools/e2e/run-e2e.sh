@@ -43,7 +43,7 @@ if [ $BUILD = 1 ]; then
   echo "run-e2e: building the sample app, its client and the test classes" >&2
   # one reactor build: the modules resolve to each other's target/, nothing is installed into ~/.m2;
   # the relative outputFile lands in each module's own target/
-  mvn -B -q package dependency:build-classpath -pl sample-app -am -DskipTests \
+  mvn -B -q -Dstyle.color=never package dependency:build-classpath -pl sample-app -am -DskipTests \
     -Dmdep.outputFile=target/e2e-classpath.txt -Dmdep.includeScope=test >&2
 fi
 JAR=$(ls "$ROOT"/sample-app/target/sample-app-*.jar 2>/dev/null | grep -v -- '-plain\.jar$' | head -1 || true)

@@ -4,6 +4,8 @@ import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
+import java.util.function.BooleanSupplier;
+import java.util.function.Consumer;
 
 import dev.rpma.client.SampleClientException.Failure;
 import dev.rpma.client.protocol.CommonData;
@@ -47,7 +49,10 @@ public final class SampleClient implements AutoCloseable {
     static final int READ_BUFFER_SIZE = 1024;
 
     /** How often a hold looks at its release latch. */
-    private static final int HOLD_SLICE_MILLIS = 50;
+    private static final long HOLD_SLICE_NANOS = TimeUnit.MILLISECONDS.toNanos(50);
+
+    /** How often a wait for completions looks whether the server closed the connection. */
+    private static final long SLICE_NANOS = TimeUnit.MILLISECONDS.toNanos(500);
 
     private final Rpma rpma;
 
@@ -97,12 +102,8 @@ public final class SampleClient implements AutoCloseable {
      * @throws SampleClientException {@link Failure#REJECTED} when the server rejects the greeting
      */
     public String hello(int port, String greeting) {
-        RpmaConnection connection = connect(port, ExampleProtocols.cString(greeting));
-        try {
-            return ExampleProtocols.fromCString(connection.privateData());
-        }
-        finally {
-            disconnect(connection);
+        try (Session session = connect(port, ExampleProtocols.cString(greeting))) {
+            return ExampleProtocols.fromCString(session.connection.privateData());
         }
     }
 
@@ -112,27 +113,21 @@ public final class SampleClient implements AutoCloseable {
      */
     public String read(int port) {
         ByteBuffer destination = ByteBuffer.allocateDirect(READ_BUFFER_SIZE);
-        try (RpmaMemoryRegion local = this.peer.register(destination, MemoryUsage.READ_DST)) {
-            RpmaConnection connection = connect(port, null);
-            try {
-                CommonData data = decode(connection.privateData());
-                try (RpmaRemoteMemoryRegion remote = this.rpma.remoteMemoryRegion(data.memoryRegionDescriptor())) {
-                    long length = remote.size() - data.dataOffset();
-                    if (length <= 0 || length > READ_BUFFER_SIZE) {
-                        throw new SampleClientException(Failure.PROTOCOL, "The server's memory region has " + length
-                                + " bytes after offset " + data.dataOffset() + "; this client reads 1 to "
-                                + READ_BUFFER_SIZE);
-                    }
-                    connection.read(local, 0, remote, data.dataOffset(), length, CompletionMode.ALWAYS, READ_CONTEXT);
-                    RpmaCompletion completion = awaitOne(connection, "the completion of rpma_read");
-                    expect(completion, RpmaOpcode.RDMA_READ, READ_CONTEXT);
-                    byte[] bytes = new byte[(int) length];
-                    destination.get(0, bytes);
-                    return ExampleProtocols.fromCString(bytes);
+        try (RpmaMemoryRegion local = this.peer.register(destination, MemoryUsage.READ_DST);
+                Session session = connect(port, null)) {
+            CommonData data = decode(session.connection.privateData());
+            try (RpmaRemoteMemoryRegion remote = this.rpma.remoteMemoryRegion(data.memoryRegionDescriptor())) {
+                long length = remote.size() - data.dataOffset();
+                if (length <= 0 || length > READ_BUFFER_SIZE) {
+                    throw new SampleClientException(Failure.PROTOCOL, "The server's memory region has " + length
+                            + " bytes after offset " + data.dataOffset() + "; this client reads 1 to " + READ_BUFFER_SIZE);
                 }
-            }
-            finally {
-                disconnect(connection);
+                session.connection.read(local, 0, remote, data.dataOffset(), length, CompletionMode.ALWAYS, READ_CONTEXT);
+                RpmaCompletion completion = session.awaitOne("the completion of rpma_read");
+                expect(completion, RpmaOpcode.RDMA_READ, READ_CONTEXT);
+                byte[] bytes = new byte[(int) length];
+                destination.get(0, bytes);
+                return ExampleProtocols.fromCString(bytes);
             }
         }
     }
@@ -149,97 +144,59 @@ public final class SampleClient implements AutoCloseable {
      * disconnecting (a disconnect flushes a send that has not left yet; the upstream client does not
      * wait, and its last message can be lost).
      *
-     * @throws SampleClientException {@link Failure#CONNECTION_LOST} when the server closes the
-     *     connection during the hold
+     * @throws SampleClientException {@link Failure#CONNECTION_LOST} when the server ends the
+     *     connection first, e.g. during the hold
      */
     public PingPongResult pingPong(int port, PingPongOptions options) {
         ByteBuffer received = ByteBuffer.allocateDirect(ExampleProtocols.MESSAGE_SIZE).order(ByteOrder.LITTLE_ENDIAN);
         ByteBuffer sent = ByteBuffer.allocateDirect(ExampleProtocols.MESSAGE_SIZE).order(ByteOrder.LITTLE_ENDIAN);
         try (RpmaMemoryRegion receiveRegion = this.peer.register(received, MemoryUsage.RECV);
-                RpmaMemoryRegion sendRegion = this.peer.register(sent, MemoryUsage.SEND)) {
-            RpmaConnection connection = connect(port, null);
-            try (CompletionWaiter completions = new CompletionWaiter(connection)) {
-                long value = options.seed();
-                long start = System.nanoTime();
-                for (int round = 0; round < options.rounds(); round++) {
-                    connection.receive(receiveRegion, 0, ExampleProtocols.MESSAGE_SIZE, RECV_CONTEXT);
-                    sent.putLong(0, value);
-                    connection.send(sendRegion, 0, ExampleProtocols.MESSAGE_SIZE, CompletionMode.ALWAYS, SEND_CONTEXT);
-                    awaitSendAndReceive(completions, round);
-                    long reply = received.getLong(0);
-                    if (reply != value + 1) {
-                        throw new SampleClientException(Failure.PROTOCOL, "Round " + (round + 1) + ": sent " + value
-                                + ", the server answered " + Long.toUnsignedString(reply) + " instead of " + (value + 1));
-                    }
-                    value = reply;
-                }
-                Duration exchange = Duration.ofNanos(System.nanoTime() - start);
-                hold(connection, options);
-                sent.putLong(0, ExampleProtocols.I_M_DONE);
+                RpmaMemoryRegion sendRegion = this.peer.register(sent, MemoryUsage.SEND);
+                Session session = connect(port, null)) {
+            RpmaConnection connection = session.connection;
+            long value = options.seed();
+            long start = System.nanoTime();
+            for (int round = 0; round < options.rounds(); round++) {
+                connection.receive(receiveRegion, 0, ExampleProtocols.MESSAGE_SIZE, RECV_CONTEXT);
+                sent.putLong(0, value);
                 connection.send(sendRegion, 0, ExampleProtocols.MESSAGE_SIZE, CompletionMode.ALWAYS, SEND_CONTEXT);
-                RpmaCompletion done = awaitOne(completions, "the send completion of I_M_DONE");
-                expect(done, RpmaOpcode.SEND, SEND_CONTEXT);
-                return new PingPongResult(options.rounds(), options.seed(), value, exchange);
+                awaitSendAndReceive(session, round);
+                long reply = received.getLong(0);
+                if (reply != value + 1) {
+                    throw new SampleClientException(Failure.PROTOCOL, "Round " + (round + 1) + ": sent " + value
+                            + ", the server answered " + Long.toUnsignedString(reply) + " instead of " + (value + 1));
+                }
+                value = reply;
             }
-            finally {
-                disconnect(connection);
-            }
+            Duration exchange = Duration.ofNanos(System.nanoTime() - start);
+            session.hold(options);
+            sent.putLong(0, ExampleProtocols.I_M_DONE);
+            connection.send(sendRegion, 0, ExampleProtocols.MESSAGE_SIZE, CompletionMode.ALWAYS, SEND_CONTEXT);
+            expect(session.awaitOne("the send completion of I_M_DONE"), RpmaOpcode.SEND, SEND_CONTEXT);
+            return new PingPongResult(options.rounds(), options.seed(), value, exchange);
         }
     }
 
-    private void awaitSendAndReceive(CompletionWaiter completions, int round) {
+    private void awaitSendAndReceive(Session session, int round) {
         boolean[] done = new boolean[2];
-        long deadline = System.nanoTime() + this.timeout.toNanos();
-        while (!done[0] || !done[1]) {
-            long left = deadline - System.nanoTime();
-            int got = completions.await(Duration.ofNanos(Math.max(0, left)), (completion) -> {
-                if (completion.context() == SEND_CONTEXT) {
-                    expect(completion, RpmaOpcode.SEND, SEND_CONTEXT);
-                    done[0] = true;
-                }
-                else {
-                    expect(completion, RpmaOpcode.RECV, RECV_CONTEXT);
-                    if (completion.byteLength() != ExampleProtocols.MESSAGE_SIZE) {
-                        throw new SampleClientException(Failure.PROTOCOL, "Round " + (round + 1) + ": received "
-                                + completion.byteLength() + " bytes, a message is " + ExampleProtocols.MESSAGE_SIZE);
-                    }
-                    done[1] = true;
-                }
-            });
-            if (got == 0) {
-                throw timeout("round " + (round + 1) + " of the ping-pong");
+        session.awaitCompletions("round " + (round + 1) + " of the ping-pong", (completion) -> {
+            if (completion.context() == SEND_CONTEXT) {
+                expect(completion, RpmaOpcode.SEND, SEND_CONTEXT);
+                done[0] = true;
             }
-        }
-    }
-
-    /** Keeps the established connection until the hold ends, the release latch opens, or the server closes it. */
-    private void hold(RpmaConnection connection, PingPongOptions options) {
-        if (options.hold().isZero()) {
-            return;
-        }
-        if (options.onHold() != null) {
-            options.onHold().run();
-        }
-        long deadline = System.nanoTime() + options.hold().toNanos();
-        try (FdPoller poller = new FdPoller(1)) {
-            int[] fds = { connection.eventFd() };
-            while (System.nanoTime() - deadline < 0) {
-                if (options.release() != null && options.release().getCount() == 0) {
-                    return;
+            else {
+                expect(completion, RpmaOpcode.RECV, RECV_CONTEXT);
+                if (completion.byteLength() != ExampleProtocols.MESSAGE_SIZE) {
+                    throw new SampleClientException(Failure.PROTOCOL, "Round " + (round + 1) + ": received "
+                            + completion.byteLength() + " bytes, a message is " + ExampleProtocols.MESSAGE_SIZE);
                 }
-                RpmaConnectionEvent event = connection.nextEvent();
-                if (event != null && event != RpmaConnectionEvent.ESTABLISHED) {
-                    throw new SampleClientException(Failure.CONNECTION_LOST, "The server ended the connection ("
-                            + event + ") while this client held it");
-                }
-                long left = TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime());
-                poller.await(fds, 1, (int) Math.max(1, Math.min(HOLD_SLICE_MILLIS, left)));
+                done[1] = true;
             }
-        }
+        }, () -> done[0] && done[1]);
     }
 
     /** Sends the request and waits for ESTABLISHED; on any other outcome the connection is deleted. */
-    private RpmaConnection connect(int port, byte[] privateData) {
+    private Session connect(int port, byte[] privateData) {
         RpmaConnectionRequest request = this.peer.newConnectionRequest(this.server, port, null);
         RpmaConnection connection;
         try {
@@ -248,19 +205,27 @@ public final class SampleClient implements AutoCloseable {
         finally {
             request.close();
         }
+        Session session;
         RpmaConnectionEvent event;
         try {
             connection.configureEventsBlocking(false);
-            event = awaitEvent(connection, this.timeout);
+            session = new Session(connection);
         }
         catch (RuntimeException ex) {
             connection.close();
             throw ex;
         }
-        if (event == RpmaConnectionEvent.ESTABLISHED) {
-            return connection;
+        try {
+            event = session.nextEvent(this.timeout);
         }
-        connection.close();
+        catch (RuntimeException ex) {
+            session.delete();
+            throw ex;
+        }
+        if (event == RpmaConnectionEvent.ESTABLISHED) {
+            return session;
+        }
+        session.delete();
         if (event == null) {
             throw timeout("the server at " + this.server + ":" + port + " to accept");
         }
@@ -268,59 +233,138 @@ public final class SampleClient implements AutoCloseable {
                 + " was not established: " + event);
     }
 
-    /** The client's teardown: disconnect, wait for CLOSED (or LOST), delete. */
-    private void disconnect(RpmaConnection connection) {
-        try {
-            connection.disconnect();
-            long deadline = System.nanoTime() + this.timeout.toNanos();
-            RpmaConnectionEvent event;
-            do {
-                event = awaitEvent(connection, Duration.ofNanos(Math.max(0, deadline - System.nanoTime())));
-            }
-            while (event == RpmaConnectionEvent.ESTABLISHED);
-        }
-        catch (RuntimeException ex) {
-            // the connection is deleted below whatever happened; the caller's own outcome matters more
-        }
-        finally {
-            connection.close();
-        }
-    }
+    /**
+     * One established connection: its event fd and its completions, each waited for with the
+     * client's timeout, in slices, so that a wait for completions notices the server closing the
+     * connection (which completes nothing this side has posted).
+     */
+    private final class Session implements AutoCloseable {
 
-    private static RpmaConnectionEvent awaitEvent(RpmaConnection connection, Duration timeout) {
-        long deadline = System.nanoTime() + timeout.toNanos();
-        try (FdPoller poller = new FdPoller(1)) {
-            int[] fds = { connection.eventFd() };
+        private final RpmaConnection connection;
+
+        private final FdPoller events = new FdPoller(1);
+
+        private final int[] eventFd;
+
+        private CompletionWaiter completions;
+
+        /** CLOSED or LOST already read, so the teardown must not wait for it. */
+        private boolean ended;
+
+        Session(RpmaConnection connection) {
+            this.connection = connection;
+            this.eventFd = new int[] { connection.eventFd() };
+        }
+
+        /** The next connection event within {@code timeout}, or {@code null}. */
+        RpmaConnectionEvent nextEvent(Duration timeout) {
+            long deadline = System.nanoTime() + timeout.toNanos();
             while (true) {
-                RpmaConnectionEvent event = connection.nextEvent();
+                RpmaConnectionEvent event = this.connection.nextEvent();
                 if (event != null) {
+                    if (event != RpmaConnectionEvent.ESTABLISHED) {
+                        this.ended = true;
+                    }
                     return event;
                 }
                 long left = deadline - System.nanoTime();
                 if (left <= 0) {
                     return null;
                 }
-                poller.await(fds, 1, (int) Math.max(1, Math.min(Integer.MAX_VALUE, TimeUnit.NANOSECONDS.toMillis(left))));
+                this.events.await(this.eventFd, 1, millis(left));
+            }
+        }
+
+        /** Fails with CONNECTION_LOST if the server has ended the connection. */
+        void checkOpen(String what) {
+            RpmaConnectionEvent event = nextEvent(Duration.ZERO);
+            if (this.ended) {
+                throw new SampleClientException(Failure.CONNECTION_LOST, "The server ended the connection (" + event
+                        + ") while this client " + what);
+            }
+        }
+
+        /** Hands completions to {@code consumer} until {@code done}; fails on timeout or a closed connection. */
+        void awaitCompletions(String what, Consumer<RpmaCompletion> consumer,
+                BooleanSupplier done) {
+            if (this.completions == null) {
+                this.completions = new CompletionWaiter(this.connection);
+            }
+            long deadline = System.nanoTime() + SampleClient.this.timeout.toNanos();
+            while (!done.getAsBoolean()) {
+                long left = deadline - System.nanoTime();
+                if (left <= 0) {
+                    throw timeout(what);
+                }
+                if (this.completions.await(Duration.ofNanos(Math.min(left, SLICE_NANOS)), consumer) == 0) {
+                    checkOpen("waited for " + what);
+                }
+            }
+        }
+
+        RpmaCompletion awaitOne(String what) {
+            RpmaCompletion[] first = new RpmaCompletion[1];
+            awaitCompletions(what, (completion) -> {
+                if (first[0] == null) {
+                    first[0] = completion;
+                }
+            }, () -> first[0] != null);
+            return first[0];
+        }
+
+        /** Keeps the connection until the hold ends, the release latch opens, or the server closes it. */
+        void hold(PingPongOptions options) {
+            if (options.hold().isZero()) {
+                return;
+            }
+            if (options.onHold() != null) {
+                options.onHold().run();
+            }
+            long deadline = System.nanoTime() + options.hold().toNanos();
+            while (System.nanoTime() - deadline < 0) {
+                if (options.release() != null && options.release().getCount() == 0) {
+                    return;
+                }
+                nextEvent(Duration.ofNanos(Math.min(deadline - System.nanoTime(), HOLD_SLICE_NANOS)));
+                if (this.ended) {
+                    throw new SampleClientException(Failure.CONNECTION_LOST,
+                            "The server ended the connection while this client held it");
+                }
+            }
+        }
+
+        /** The client's teardown: disconnect, wait for CLOSED (unless it came already), delete. */
+        @Override
+        public void close() {
+            try {
+                this.connection.disconnect();
+                if (!this.ended) {
+                    nextEvent(SampleClient.this.timeout);
+                }
+            }
+            catch (RuntimeException ex) {
+                // the connection is deleted below whatever happened; the caller's own outcome matters more
+            }
+            finally {
+                delete();
+            }
+        }
+
+        void delete() {
+            try {
+                if (this.completions != null) {
+                    this.completions.close();
+                }
+                this.events.close();
+            }
+            finally {
+                this.connection.close();
             }
         }
     }
 
-    private RpmaCompletion awaitOne(RpmaConnection connection, String what) {
-        try (CompletionWaiter completions = new CompletionWaiter(connection)) {
-            return awaitOne(completions, what);
-        }
-    }
-
-    private RpmaCompletion awaitOne(CompletionWaiter completions, String what) {
-        RpmaCompletion[] first = new RpmaCompletion[1];
-        if (completions.await(this.timeout, (completion) -> {
-            if (first[0] == null) {
-                first[0] = completion;
-            }
-        }) == 0) {
-            throw timeout(what);
-        }
-        return first[0];
+    private static int millis(long nanos) {
+        return (int) Math.max(1, Math.min(Integer.MAX_VALUE, TimeUnit.NANOSECONDS.toMillis(nanos)));
     }
 
     private static void expect(RpmaCompletion completion, RpmaOpcode opcode, long context) {
