@@ -9,6 +9,7 @@ import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.locks.ReentrantReadWriteLock;
 
 import org.apache.commons.logging.Log;
@@ -88,6 +89,9 @@ final class RpmaAcceptor implements Runnable {
      */
     private final ReentrantReadWriteLock channel = new ReentrantReadWriteLock(true);
 
+    /** A wake-up was written and the loop has not returned from its wait since: later ones need no syscall. */
+    private final AtomicBoolean wakeupPending = new AtomicBoolean();
+
     // owned by the loop thread
     private final List<RpmaServerConnection> connections = new ArrayList<>();
 
@@ -134,7 +138,7 @@ final class RpmaAcceptor implements Runnable {
 
     void requestStop() {
         this.stopRequested = true;
-        this.poller.wakeup();
+        wakeup();
     }
 
     void setPaused(boolean paused) {
@@ -182,6 +186,8 @@ final class RpmaAcceptor implements Runnable {
             this.fds[count++] = this.connections.get(i).eventFd;
         }
         this.poller.await(this.fds, count, pollTimeout(now, accepting));
+        // before the tasks run: a task added from here on is either run below or wakes the next wait
+        this.wakeupPending.set(false);
         runTasks();
         if (acceptNow) {
             // called even without POLLIN: librdmacm may swallow an event's readiness
@@ -194,6 +200,13 @@ final class RpmaAcceptor implements Runnable {
         }
         this.connections.removeIf((connection) -> connection.deleted);
         settleRequests(System.nanoTime());
+    }
+
+    /** Wakes the loop; one write per wait however many threads hand it work meanwhile. Any thread. */
+    private void wakeup() {
+        if (!this.wakeupPending.getAndSet(true)) {
+            this.poller.wakeup();
+        }
     }
 
     private int pollTimeout(long now, boolean accepting) {
@@ -316,7 +329,7 @@ final class RpmaAcceptor implements Runnable {
         }
         else {
             this.tasks.add(() -> rejectNatively(request));
-            this.poller.wakeup();
+            wakeup();
         }
     }
 
@@ -350,7 +363,7 @@ final class RpmaAcceptor implements Runnable {
         this.statistics.recordConnectionOpened();
         RpmaServerConnection tracked = new RpmaServerConnection(connection, endpointName(), request.privateData());
         this.tasks.add(() -> register(tracked));
-        this.poller.wakeup();
+        wakeup();
         return tracked;
     }
 
@@ -451,7 +464,7 @@ final class RpmaAcceptor implements Runnable {
                     delete(connection);
                 }
             });
-            this.poller.wakeup();
+            wakeup();
         }
     }
 
