@@ -6,11 +6,11 @@ import dev.rpma.jna.raw.LibRpma;
  * A raw layer that forwards every call to another one; subclasses replace the calls a benchmark
  * measures. Generated from {@link LibRpma}'s declarations (regenerate when it changes).
  */
-abstract class ForwardingLibRpma implements LibRpma {
+public abstract class ForwardingLibRpma implements LibRpma {
 
     private final LibRpma delegate;
 
-    ForwardingLibRpma(LibRpma delegate) {
+    protected ForwardingLibRpma(LibRpma delegate) {
         this.delegate = delegate;
     }
 

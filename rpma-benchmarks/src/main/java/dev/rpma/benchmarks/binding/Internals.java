@@ -11,23 +11,23 @@ import dev.rpma.jna.raw.LibRpma;
  * Reads, once per trial and never on a measured path, the native pointers the typed API keeps to
  * itself, so that the raw baseline calls librpma with exactly the objects the typed call uses.
  */
-final class Internals {
+public final class Internals {
 
     private Internals() {
     }
 
     /** The {@code struct rpma_x *} of any typed object ({@code NativeHandle.pointer}). */
-    static long pointerOf(Object handle) {
+    public static long pointerOf(Object handle) {
         return (long) read(handle, "dev.rpma.jna.NativeHandle", "pointer");
     }
 
     /** The {@code struct rpma_cq *} of a completion queue. */
-    static long pointerOf(RpmaCompletionQueue cq) {
+    public static long pointerOf(RpmaCompletionQueue cq) {
         return (long) read(cq, RpmaCompletionQueue.class.getName(), "cq");
     }
 
     /** The raw layer an {@link Rpma} calls. */
-    static LibRpma libOf(Rpma rpma) {
+    public static LibRpma libOf(Rpma rpma) {
         try {
             Method lib = Rpma.class.getDeclaredMethod("lib");
             lib.setAccessible(true);
