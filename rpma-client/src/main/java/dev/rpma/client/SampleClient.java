@@ -172,7 +172,7 @@ public final class SampleClient implements AutoCloseable {
             session.hold(options);
             sent.putLong(0, ExampleProtocols.I_M_DONE);
             connection.send(sendRegion, 0, ExampleProtocols.MESSAGE_SIZE, CompletionMode.ALWAYS, SEND_CONTEXT);
-            expect(session.awaitOne("the send completion of I_M_DONE"), RpmaOpcode.SEND, SEND_CONTEXT);
+            session.awaitDoneSent();
             return new PingPongResult(options.rounds(), options.seed(), value, exchange);
         }
     }
@@ -298,6 +298,41 @@ public final class SampleClient implements AutoCloseable {
                 }
                 if (this.completions.await(Duration.ofNanos(Math.min(left, SLICE_NANOS)), consumer) == 0) {
                     checkOpen("waited for " + what);
+                }
+            }
+        }
+
+        /**
+         * Waits for the send completion of I_M_DONE. The server disconnects once it has received
+         * I_M_DONE, and its CLOSED may arrive before the acknowledgement that completes the send
+         * here (they travel on different queue pairs), so CLOSED ends the wait successfully too.
+         */
+        void awaitDoneSent() {
+            if (this.completions == null) {
+                this.completions = new CompletionWaiter(this.connection);
+            }
+            RpmaCompletion[] sent = new RpmaCompletion[1];
+            long deadline = System.nanoTime() + SampleClient.this.timeout.toNanos();
+            while (true) {
+                long left = deadline - System.nanoTime();
+                if (left <= 0) {
+                    throw timeout("the send completion of I_M_DONE");
+                }
+                this.completions.await(Duration.ofNanos(Math.min(left, SLICE_NANOS)), (completion) -> {
+                    if (completion.context() == SEND_CONTEXT) {
+                        sent[0] = completion;
+                    }
+                });
+                if (sent[0] != null && sent[0].isSuccess()) {
+                    expect(sent[0], RpmaOpcode.SEND, SEND_CONTEXT);
+                    return;
+                }
+                nextEvent(Duration.ZERO);
+                if (this.ended) {
+                    return;
+                }
+                if (sent[0] != null) {
+                    expect(sent[0], RpmaOpcode.SEND, SEND_CONTEXT);
                 }
             }
         }

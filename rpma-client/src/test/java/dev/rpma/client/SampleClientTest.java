@@ -148,6 +148,18 @@ class SampleClientTest {
     }
 
     @Test
+    void theServersCloseRightAfterIAmDoneEndsTheSessionNormally() throws Exception {
+        Future<PingPongResult> result = this.executor.submit(() -> this.client.pingPong(ExampleProtocols.PING_PONG_PORT, 0, 0));
+        FakeConnection connection = awaitConnection();
+        connection.queueEvent(RpmaConnectionEvent.ESTABLISHED);
+        assertThat(this.fake.await(WAIT, () -> connection.posted().size() == 1)).isTrue();
+        // the server got I_M_DONE and disconnected before the acknowledgement completed the send here
+        connection.queueEvent(RpmaConnectionEvent.CLOSED);
+        assertThat(result.get(30, TimeUnit.SECONDS).rounds()).isZero();
+        assertThat(connection.isDeleted()).isTrue();
+    }
+
+    @Test
     void aReplyThatIsNotTheSuccessorIsAProtocolError() throws Exception {
         Future<PingPongResult> result = this.executor.submit(() -> this.client.pingPong(ExampleProtocols.PING_PONG_PORT, 7, 1));
         FakeConnection connection = awaitConnection();
