@@ -63,6 +63,8 @@ public class LoopbackBenchmark {
 
     private static final long COMPLETION_TIMEOUT_NANOS = TimeUnit.SECONDS.toNanos(10);
 
+    private static final long SETUP_TIMEOUT_NANOS = TimeUnit.SECONDS.toNanos(30);
+
     /** IP address of the RDMA device both sides use; the soft-RoCE VM's rxe0 by default. */
     @Param("198.18.0.1")
     public String address;
@@ -118,12 +120,17 @@ public class LoopbackBenchmark {
         this.endpoint = this.serverPeer.listen(this.address, port);
         this.destination = this.serverPeer.register(NativeMemory.allocate(4096), MemoryUsage.WRITE_DST);
         this.source = this.clientPeer.register(NativeMemory.allocate(4096), MemoryUsage.WRITE_SRC);
-        // one thread plays both sides: the client's connect only sends; the server's next request blocks until it arrives
+        // One thread plays both sides, in the order the handshake needs: the client's connect sends
+        // the request; the server takes it and accepts; the client reads the accept (librdmacm then
+        // completes the handshake) and sees ESTABLISHED; only then does the server see it.
+        this.endpoint.configureBlocking(false);
         this.client = this.clientPeer.newConnectionRequest(this.address, port, this.config).connect();
-        RpmaConnectionRequest request = this.endpoint.nextConnectionRequest(this.config);
+        this.client.configureEventsBlocking(false);
+        RpmaConnectionRequest request = awaitRequest(this.endpoint, this.config);
         this.server = request.connect();
-        awaitEvent(this.server, RpmaConnectionEvent.ESTABLISHED);
+        this.server.configureEventsBlocking(false);
         awaitEvent(this.client, RpmaConnectionEvent.ESTABLISHED);
+        awaitEvent(this.server, RpmaConnectionEvent.ESTABLISHED);
         this.remote = rpma.remoteMemoryRegion(this.destination.descriptor());
 
         this.serverCq = Internals.pointerOf(this.server.completionQueue());
@@ -133,11 +140,36 @@ public class LoopbackBenchmark {
         this.sourcePointer = Internals.pointerOf(this.source);
     }
 
-    private static void awaitEvent(RpmaConnection connection, RpmaConnectionEvent expected) {
-        RpmaConnectionEvent event = connection.nextEvent();
-        if (event != expected) {
-            throw new IllegalStateException("Expected " + expected + ", got " + event);
+    private static RpmaConnectionRequest awaitRequest(RpmaEndpoint endpoint, RpmaConnectionConfig config) {
+        long deadline = System.nanoTime() + SETUP_TIMEOUT_NANOS;
+        for (;;) {
+            RpmaConnectionRequest request = endpoint.nextConnectionRequest(config);
+            if (request != null) {
+                return request;
+            }
+            pause(deadline, "the connection request");
         }
+    }
+
+    private static void awaitEvent(RpmaConnection connection, RpmaConnectionEvent expected) {
+        long deadline = System.nanoTime() + SETUP_TIMEOUT_NANOS;
+        for (;;) {
+            RpmaConnectionEvent event = connection.nextEvent();
+            if (event == expected) {
+                return;
+            }
+            if (event != null) {
+                throw new IllegalStateException("Expected " + expected + ", got " + event);
+            }
+            pause(deadline, expected.toString());
+        }
+    }
+
+    private static void pause(long deadline, String what) {
+        if (System.nanoTime() - deadline > 0) {
+            throw new IllegalStateException("No " + what + " within 30 s");
+        }
+        java.util.concurrent.locks.LockSupport.parkNanos(1_000_000);
     }
 
     @TearDown
