@@ -126,7 +126,16 @@ public final class RpmaServer {
             callback.run();
             return;
         }
-        servers.forEach((server) -> server.stop(whenAllStopped));
+        for (RpmaEndpointServer server : servers) {
+            try {
+                server.stop(whenAllStopped);
+            }
+            catch (RuntimeException ex) {
+                // one endpoint that cannot be released must not keep the others and the peers from it
+                logger.error("Stopping RDMA endpoint '" + server.name() + "' failed", ex);
+                whenAllStopped.run();
+            }
+        }
     }
 
     /**
