@@ -1,0 +1,180 @@
+#!/bin/bash
+# compare-in-vm.sh - runs INSIDE the soft-RoCE VM (compare.sh starts it; any machine with
+# RDMA works too, given ADDR): the C baseline servers and the Java sample app side by side,
+# measured in turn with the same C load client, in alternating order, round after round.
+#
+# All three servers run for the whole comparison: baseline_server hello (C_HELLO_PORT),
+# baseline_server pingpong (C_PINGPONG_PORT), and one JVM of the sample app serving both
+# (java-server.sh both; J_HELLO_PORT, J_PINGPONG_PORT). Both get the same warm-up; then the
+# Java server's resident memory and heap are read. Each round runs every test against both
+# servers back to back, C first in odd rounds and Java first in even ones (ABBA: a linear drift
+# of the emulator's speed cancels out over two rounds). Each RESULT line gets server=, rep= and
+# the server's CPU time during the run (cpu_ms=, from /proc/PID/stat).
+#
+# Environment (defaults in brackets):
+#   ADDR [$RPMA_TEST_SAME_IP or 198.18.0.1]   the address all servers listen on
+#   ROUNDS [3]
+#   HELLO_CYCLES [300]          sequential connect/disconnect cycles (1 client)
+#   HELLO_CYCLES_8 [60]         cycles per client with 8 concurrent clients
+#   PINGPONG_ROUNDS [10000]     measured round trips per client (1 and 4 clients)
+#   PINGPONG_WARMUP [200]       unmeasured round trips per connection before those
+#   WARMUP_HELLO [150]          warm-up cycles per client (8 clients) per server
+#   WARMUP_PINGPONG [10000]     warm-up round trips per client (4 clients) per server
+#   RESULTS_FILE [$BIN/compare-results.txt]  RESULT/MEM/INFO/FAIL lines; in the VM it must lie
+#                               in a directory shared with -w
+#   JAVA_SERVER_* : see java-server.sh
+set -uo pipefail
+HERE=$(dirname "$(realpath "$0")")
+BIN=${BIN:-$HERE/target}
+ADDR=${ADDR:-${RPMA_TEST_SAME_IP:-198.18.0.1}}
+ROUNDS=${ROUNDS:-3}
+HELLO_CYCLES=${HELLO_CYCLES:-300}
+HELLO_CYCLES_8=${HELLO_CYCLES_8:-60}
+PINGPONG_ROUNDS=${PINGPONG_ROUNDS:-10000}
+PINGPONG_WARMUP=${PINGPONG_WARMUP:-200}
+WARMUP_HELLO=${WARMUP_HELLO:-150}
+WARMUP_PINGPONG=${WARMUP_PINGPONG:-10000}
+C_HELLO_PORT=${C_HELLO_PORT:-7304}
+C_PINGPONG_PORT=${C_PINGPONG_PORT:-7306}
+J_HELLO_PORT=${J_HELLO_PORT:-7204}
+J_PINGPONG_PORT=${J_PINGPONG_PORT:-7206}
+export JAVA_SERVER_HTTP_PORT=${JAVA_SERVER_HTTP_PORT:-8080}
+RESULTS_FILE=${RESULTS_FILE:-$BIN/compare-results.txt}
+LOG=$(mktemp -d /tmp/compare.XXXXXX)
+failures=0
+
+fail() { echo "FAIL $*"; failures=$((failures+1)); }
+cpu_ticks() { awk '{print $14 + $15}' "/proc/$1/stat" 2>/dev/null || echo 0; }
+# "tid ticks name" per thread of PID (name with blanks as _), for a CPU profile per thread
+thread_ticks() {
+  awk '{ match($0, /\(.*\)/); name = substr($0, RSTART + 1, RLENGTH - 2); gsub(/ /, "_", name)
+         split(substr($0, RSTART + RLENGTH + 1), f, " "); tid = FILENAME; gsub(/[^0-9]/, " ", tid); split(tid, t, " ")
+         print t[2], f[12] + f[13], name }' /proc/"$1"/task/*/stat 2>/dev/null
+}
+# the threads that used the most CPU between two thread_ticks snapshots: "name=ms ..."
+thread_delta() {
+  awk -v hz="$(getconf CLK_TCK)" 'NR == FNR { before[$1] = $2; next }
+       { d = $2 - before[$1]; if (d > 0) print d * 1000 / hz, $3 }' "$1" "$2" \
+    | sort -rn | head -n 6 | awk '{ printf "%s%s=%d", (NR > 1 ? " " : ""), $2, $1 }'
+}
+rss_kb() { awk -v k="$2:" '$1==k {print $2}' "/proc/$1/status" 2>/dev/null; }
+metric() {   # NAME TAG -> the value of an actuator metric, or n/a
+  curl -sf --max-time 20 "http://$ADDR:$JAVA_SERVER_HTTP_PORT/actuator/metrics/$1?tag=$2" 2>/dev/null \
+    | jq -r '.measurements[] | select(.statistic=="VALUE") | .value' 2>/dev/null || echo n/a
+}
+
+# wait_for_line FILE PATTERN SECONDS PID
+wait_for_line() {
+  local i
+  for i in $(seq $(( $3 * 10 ))); do
+    grep -q "$2" "$1" && return 0
+    kill -0 "$4" 2>/dev/null || return 1
+    sleep 0.1
+  done
+  return 1
+}
+
+start_servers() {
+  "$BIN/baseline_server" hello "$ADDR" "$C_HELLO_PORT" > "$LOG/c-hello.log" 2>&1 &
+  c_hello=$!
+  "$BIN/baseline_server" pingpong "$ADDR" "$C_PINGPONG_PORT" > "$LOG/c-pingpong.log" 2>&1 &
+  c_pingpong=$!
+  local t0=$SECONDS
+  "$HERE/java-server.sh" both "$ADDR" "$J_HELLO_PORT" "$J_PINGPONG_PORT" > "$LOG/java.log" 2>&1 &
+  java_wrapper=$!
+  wait_for_line "$LOG/c-hello.log" listening 10 "$c_hello" || { fail "C hello server did not start"; cat "$LOG/c-hello.log"; return 1; }
+  wait_for_line "$LOG/c-pingpong.log" listening 10 "$c_pingpong" || { fail "C pingpong server did not start"; cat "$LOG/c-pingpong.log"; return 1; }
+  wait_for_line "$LOG/java.log" 'java-server: listening' "${JAVA_SERVER_START_TIMEOUT:-300}" "$java_wrapper" \
+    || { fail "Java server did not start"; tail -n 80 "$LOG/java.log"; return 1; }
+  java_pid=$(sed -n 's/^java-server: listening .* pid=\([0-9]*\).*/\1/p' "$LOG/java.log")
+  echo "INFO java_start_seconds=$((SECONDS - t0)) java_pid=$java_pid java_cmd=$(tr '\0' ' ' < "/proc/$java_pid/cmdline" | cut -c1-400)"
+}
+
+# run SERVER PROTO CONCURRENCY REP [measured=1]
+run() {
+  local server=$1 proto=$2 conc=$3 rep=$4 port pid args out crc t0 t1
+  case $server/$proto in
+    c/hello) port=$C_HELLO_PORT; pid=$c_hello;;
+    c/pingpong) port=$C_PINGPONG_PORT; pid=$c_pingpong;;
+    java/hello) port=$J_HELLO_PORT; pid=$java_pid;;
+    java/pingpong) port=$J_PINGPONG_PORT; pid=$java_pid;;
+  esac
+  if [ "$proto" = hello ]; then
+    if [ "$conc" = 1 ]; then args=(--cycles "$HELLO_CYCLES"); else args=(--cycles "$HELLO_CYCLES_8"); fi
+  else
+    args=(--rounds "$PINGPONG_ROUNDS" --warmup "$PINGPONG_WARMUP")
+  fi
+  t0=$(cpu_ticks "$pid")
+  [ "$server" = java ] && thread_ticks "$pid" > "$LOG/threads.before"
+  out=$("$BIN/load_client" "$proto" "$ADDR" "$port" "${args[@]}" --concurrency "$conc" --timeout 300 2>"$LOG/client.err")
+  crc=$?
+  t1=$(cpu_ticks "$pid")
+  echo "$out" | sed "s/^RESULT $proto /RESULT $proto server=$server rep=$rep cpu_ms=$(( (t1 - t0) * 1000 / $(getconf CLK_TCK) )) /"
+  if [ "$server" = java ]; then
+    thread_ticks "$pid" > "$LOG/threads.after"
+    echo "THREADS $proto c=$conc rep=$rep: $(thread_delta "$LOG/threads.before" "$LOG/threads.after")"
+  fi
+  [ $crc = 0 ] || { fail "$server $proto c=$conc rep=$rep: load_client exit $crc"; sed 's/^/  client: /' "$LOG/client.err" | tail -n 20; }
+}
+
+memory() {   # LABEL
+  local heap heapc nonheap
+  heap=$(metric jvm.memory.used area:heap)
+  heapc=$(metric jvm.memory.committed area:heap)
+  nonheap=$(metric jvm.memory.used area:nonheap)
+  echo "MEM $1 java_rss_kb=$(rss_kb "$java_pid" VmRSS) java_hwm_kb=$(rss_kb "$java_pid" VmHWM) java_heap_used_b=${heap%.*}" \
+       "java_heap_committed_b=${heapc%.*} java_nonheap_used_b=${nonheap%.*}" \
+       "java_threads=$(rss_kb "$java_pid" Threads)" \
+       "c_hello_rss_kb=$(rss_kb "$c_hello" VmRSS) c_pingpong_rss_kb=$(rss_kb "$c_pingpong" VmRSS)"
+}
+
+stop_servers() {
+  local p rc
+  for p in ${java_wrapper:-} ${c_hello:-} ${c_pingpong:-}; do kill -TERM "$p" 2>/dev/null; done
+  for p in ${java_wrapper:-} ${c_hello:-} ${c_pingpong:-}; do
+    wait "$p"; rc=$?
+    [ "$rc" = 0 ] || fail "server pid $p exited $rc after SIGTERM"
+  done
+  grep -h 'stopped:' "$LOG/c-hello.log" "$LOG/c-pingpong.log" | sed 's/^/INFO /'
+  echo "INFO java_log_lines=$(wc -l < "$LOG/java.log") java_log_errors=$(grep -c ' ERROR ' "$LOG/java.log")" \
+       "java_log_warns=$(grep -c ' WARN ' "$LOG/java.log")"
+  grep -E ' (ERROR|WARN) ' "$LOG/java.log" | sed -E 's/^[^ ]+ +//' | sort | uniq -c | sort -rn | head -n 5 | sed 's/^/INFO java log: /'
+  tail -n 3 "$LOG/java.log" | sed 's/^/INFO java log tail: /'
+}
+
+main() {
+  echo "== kernel $(uname -r), $(nproc) vCPU, $(awk '/MemTotal/{print int($2/1024)}' /proc/meminfo) MiB, addr $ADDR, rounds $ROUNDS"
+  echo "INFO hello_cycles=$HELLO_CYCLES hello_cycles_8=$HELLO_CYCLES_8 pingpong_rounds=$PINGPONG_ROUNDS pingpong_warmup=$PINGPONG_WARMUP warmup_hello=$WARMUP_HELLO warmup_pingpong=$WARMUP_PINGPONG"
+  if ! start_servers; then stop_servers; echo "== failures: $failures"; return 1; fi
+
+  local t0=$SECONDS server
+  for server in c java; do   # the same warm-up for both (JIT for the JVM, caches for both)
+    HELLO_CYCLES_8=$WARMUP_HELLO run "$server" hello 8 warmup
+    PINGPONG_ROUNDS=$WARMUP_PINGPONG run "$server" pingpong 4 warmup
+  done
+  echo "INFO warmup_seconds=$((SECONDS - t0))"
+  memory after-warmup
+
+  local rep order test
+  for rep in $(seq "$ROUNDS"); do
+    if [ $((rep % 2)) = 1 ]; then order="c java"; else order="java c"; fi
+    for test in "hello 1" "hello 8" "pingpong 1" "pingpong 4"; do
+      for server in $order; do
+        # shellcheck disable=SC2086
+        run "$server" $test "$rep"
+      done
+    done
+    echo "INFO round $rep done at ${SECONDS}s"
+  done
+  memory end
+  stop_servers
+  echo "== failures: $failures"
+  [ $failures = 0 ]
+}
+
+main 2>&1 | tee "$LOG/all.txt"
+rc=${PIPESTATUS[0]}
+grep -E '^(RESULT|MEM|INFO|THREADS|FAIL|==)' "$LOG/all.txt" > "$RESULTS_FILE"
+cp "$LOG/java.log" "$BIN/compare-java.log" 2>/dev/null
+rm -rf "$LOG"
+exit $rc
