@@ -56,13 +56,8 @@ if [ "$MODE" = auto ]; then
   if tools/rxe-vm/has-rdma-device.sh; then MODE=direct; else MODE=vm; fi
 fi
 if [ "$MODE" = direct ]; then
-  if [ -z "${RPMA_TEST_SAME_IP:-}" ]; then
-    dev=$(ls /sys/class/infiniband | head -1)
-    netdev=$(ls "/sys/class/infiniband/$dev/device/net" 2>/dev/null | head -1 || true)
-    [ -n "$netdev" ] || netdev=$(rdma link show 2>/dev/null | awk -v d="$dev" '$2 ~ "^"d"/" {for(i=1;i<NF;i++) if($i=="netdev") print $(i+1); exit}')
-    RPMA_TEST_SAME_IP=$(ip -4 -o addr show dev "$netdev" 2>/dev/null | awk '{split($4,a,"/"); print a[1]; exit}')
-    [ -n "$RPMA_TEST_SAME_IP" ] || { echo "run-e2e: set RPMA_TEST_SAME_IP to the IP of an RDMA interface" >&2; exit 125; }
-  fi
+  RPMA_TEST_SAME_IP=${RPMA_TEST_SAME_IP:-$(tools/e2e/rdma-address.sh || true)}
+  [ -n "$RPMA_TEST_SAME_IP" ] || { echo "run-e2e: set RPMA_TEST_SAME_IP to the IP of an RDMA interface" >&2; exit 125; }
   export RPMA_TEST_SAME_IP
   export RPMA_TEST_SERVER_IP=${RPMA_TEST_SERVER_IP:-$RPMA_TEST_SAME_IP}
   echo "run-e2e: mode direct (this machine has an RDMA device): same-IP $RPMA_TEST_SAME_IP, server $RPMA_TEST_SERVER_IP" >&2

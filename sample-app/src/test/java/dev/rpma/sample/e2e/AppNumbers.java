@@ -12,7 +12,8 @@ import tools.jackson.databind.JsonNode;
  * ("prometheus ...") report them at one moment, and what {@code /actuator/health} says; tests
  * compare the changes between two snapshots with {@link Expected#changes()}.
  */
-record AppNumbers(Map<String, Long> counters, Map<String, Long> active, JsonNode health) {
+record AppNumbers(Map<String, Long> counters, Map<String, Long> established, Map<String, Long> active,
+        JsonNode health) {
 
     static final List<String> SOURCES = List.of("rpma", "prometheus");
 
@@ -22,6 +23,7 @@ record AppNumbers(Map<String, Long> counters, Map<String, Long> active, JsonNode
         JsonNode health = app.json("/actuator/health");
         Map<String, Long> counters = new TreeMap<>();
         Map<String, Long> active = new TreeMap<>();
+        Map<String, Long> established = new TreeMap<>();
         for (String name : Expected.ENDPOINTS) {
             JsonNode endpoint = rpma.path(name);
             if (endpoint.isMissingNode()) {
@@ -32,12 +34,9 @@ record AppNumbers(Map<String, Long> counters, Map<String, Long> active, JsonNode
             counters.put("rpma " + name + " obtained", requests.path("obtained").asLong());
             counters.put("rpma " + name + " accepted", requests.path("accepted").asLong());
             counters.put("rpma " + name + " failed-to-connect", requests.path("failedToConnect").asLong());
-            counters.put("rpma " + name + " established", events.path("established").asLong());
             counters.put("rpma " + name + " closed+lost", events.path("closed").asLong() + events.path("lost").asLong());
             counters.put("prometheus " + name + " accepted",
                     prometheus.count("rpma_requests_total", "endpoint", name, "outcome", "accepted"));
-            counters.put("prometheus " + name + " established",
-                    prometheus.count("rpma_connection_events_total", "endpoint", name, "type", "established"));
             counters.put("prometheus " + name + " closed+lost",
                     prometheus.count("rpma_connection_events_total", "endpoint", name, "type", "closed")
                             + prometheus.count("rpma_connection_events_total", "endpoint", name, "type", "lost"));
@@ -46,6 +45,9 @@ record AppNumbers(Map<String, Long> counters, Map<String, Long> active, JsonNode
                 counters.put("prometheus " + name + " rejected " + reason, prometheus.count("rpma_requests_total",
                         "endpoint", name, "outcome", "rejected", "reason", reason));
             }
+            established.put("rpma " + name, events.path("established").asLong());
+            established.put("prometheus " + name,
+                    prometheus.count("rpma_connection_events_total", "endpoint", name, "type", "established"));
             active.put("rpma " + name, endpoint.path("activeConnections").asLong());
             active.put("prometheus " + name, prometheus.count("rpma_connections_active_connections", "endpoint", name));
             active.put("health " + name, health.path("components").path("rpma").path("components").path(name)
@@ -56,13 +58,20 @@ record AppNumbers(Map<String, Long> counters, Map<String, Long> active, JsonNode
             counters.put("prometheus sample_pingpong_sessions " + outcome,
                     prometheus.count("sample_pingpong_sessions_total", "outcome", outcome));
         }
-        return new AppNumbers(counters, active, health);
+        return new AppNumbers(counters, established, active, health);
     }
 
     /** Each counter's change since {@code before}. */
     Map<String, Long> changesSince(AppNumbers before) {
         Map<String, Long> changes = new TreeMap<>();
         this.counters.forEach((key, value) -> changes.put(key, value - before.counters.getOrDefault(key, 0L)));
+        return changes;
+    }
+
+    /** ESTABLISHED events counted since {@code before}, by source and endpoint ("rpma default"). */
+    Map<String, Long> establishedSince(AppNumbers before) {
+        Map<String, Long> changes = new TreeMap<>();
+        this.established.forEach((key, value) -> changes.put(key, value - before.established.getOrDefault(key, 0L)));
         return changes;
     }
 

@@ -6,8 +6,13 @@ import java.util.TreeMap;
 
 /**
  * What the clients of one test did, as the changes the app's numbers must show: per endpoint, the
- * requests accepted and rejected by reason, and the ping-pong rounds and sessions. Keys as in
- * {@link AppNumbers}.
+ * requests accepted and rejected by reason, the connections that ended, and the ping-pong rounds
+ * and sessions. Keys as in {@link AppNumbers}.
+ *
+ * <p>ESTABLISHED is not among them: the server sees it when the client's RTU arrives, and a client
+ * that disconnects at once (hello, read) can have its DREQ processed first when the RTU is lost or
+ * late, so the server sees only CLOSED for a connection its client used (observed under soft-RoCE,
+ * 2 of 400 connections in one run). {@link AppNumbers#established} is checked as a bound instead.
  */
 final class Expected {
 
@@ -60,7 +65,6 @@ final class Expected {
             long rejectedTotal = 0;
             for (String source : AppNumbers.SOURCES) {
                 changes.put(source + " " + endpoint + " accepted", accepted);
-                changes.put(source + " " + endpoint + " established", accepted);
                 changes.put(source + " " + endpoint + " closed+lost", accepted);
             }
             for (String reason : REJECT_REASONS) {

@@ -344,6 +344,19 @@ abstract class SampleAppEndToEndTests {
         AppNumbers after = last[0];
         assertThat(after.changesSince(before)).as("changes of the app's counters; the clients did: " + expected)
             .containsExactlyInAnyOrderEntriesOf(wanted);
+        Map<String, Long> established = after.establishedSince(before);
+        for (String endpoint : Expected.ENDPOINTS) {
+            long accepted = wanted.get("rpma " + endpoint + " accepted");
+            long seen = established.get("rpma " + endpoint);
+            assertThat(established.get("prometheus " + endpoint)).as(endpoint + " ESTABLISHED: prometheus and rpma")
+                .isEqualTo(seen);
+            assertThat(seen).as(endpoint + " ESTABLISHED seen by the server, of " + accepted + " accepted")
+                .isBetween(0L, accepted);
+            if (seen != accepted) {
+                record(endpoint + ": the server saw ESTABLISHED for " + seen + " of " + accepted
+                        + " accepted connections (the others' RTU came after their DREQ, or never)");
+            }
+        }
         assertThat(after.active()).as("active connections").allSatisfy(
                 (source, active) -> assertThat(active).as(source).isZero());
         assertThat(after.health().path("status").asString()).as("/actuator/health").isEqualTo("UP");
