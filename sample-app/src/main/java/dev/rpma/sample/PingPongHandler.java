@@ -93,7 +93,7 @@ class PingPongHandler {
                     session.serve(connection);
                 }
                 else {
-                    session.outcome = "closed";
+                    session.outcome = connection.isClosed() ? "closed" : "failed";
                 }
             }
             catch (RpmaException ex) {
