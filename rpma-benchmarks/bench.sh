@@ -32,14 +32,14 @@ case "$COMMAND" in
   binding)
     build
     { java -cp "$JAR" dev.rpma.benchmarks.BindingBenchmarks "$@" \
-        && java -cp "$JAR" dev.rpma.benchmarks.binding.AllocationCheck; } 2>&1 | tee "$HERE/target/bench-binding.txt"
+        && java -cp "$JAR" dev.rpma.benchmarks.binding.BindingCheck; } 2>&1 | tee "$HERE/target/bench-binding.txt"
     ;;
   binding-vm)
     build
     if "$ROOT/tools/rxe-vm/has-rdma-device.sh"; then
       ADDRESS=${BENCH_ADDRESS:-198.18.0.1}
       { java -cp "$JAR" dev.rpma.benchmarks.BindingBenchmarks LoopbackBenchmark -p "address=$ADDRESS" "$@" \
-          && java -cp "$JAR" dev.rpma.benchmarks.binding.AllocationCheck --rdma "$ADDRESS"; } \
+          && java -cp "$JAR" dev.rpma.benchmarks.binding.BindingCheck --rdma "$ADDRESS"; } \
         2>&1 | tee "$HERE/target/bench-binding-vm.txt"
     else
       # the VM sees this machine's / read-only; the jar is copied so that a rebuild cannot change it mid-run
@@ -49,7 +49,7 @@ case "$COMMAND" in
       # one VM boot for both programs
       "$ROOT/tools/rxe-vm/rxe-vm.sh" -t "${BENCH_VM_TIMEOUT:-1500}" -w "$RUN" -- bash -c \
         'java -cp "$0" dev.rpma.benchmarks.BindingBenchmarks LoopbackBenchmark "$@" \
-           && java -cp "$0" dev.rpma.benchmarks.binding.AllocationCheck --rdma 198.18.0.1' "$RUN/benchmarks.jar" "$@" \
+           && java -cp "$0" dev.rpma.benchmarks.binding.BindingCheck --rdma 198.18.0.1' "$RUN/benchmarks.jar" "$@" \
         2>&1 | tee "$HERE/target/bench-binding-vm.txt"
     fi
     ;;

@@ -106,7 +106,7 @@ public final class BindingBenchmarks {
                 row.best(), row.allocatedBytes, row.unit));
         out.println();
         out.printf(Locale.ROOT, "%-44s %9s %9s %8s %8s %11s  %s%n", "typed vs raw (medians; best iterations)", "typed",
-                "raw", "ratio", "best", "typed B/op", "target: ratio <= 1.20 and 0 B/op");
+                "raw", "ratio", "best", "typed B/op", "target: ratio <= 1.20, no allocation");
         for (Row typed : rows.values()) {
             if (!typed.method.startsWith("typed")) {
                 continue;
@@ -121,8 +121,11 @@ public final class BindingBenchmarks {
                 double bestRatio = typed.best() / raw.best();
                 String verdict;
                 if (baseline.equals("raw")) {
+                    // JMH's figure includes the harness's per-iteration allocation, as in the raw baseline;
+                    // BindingCheck counts the typed call's own bytes exactly
                     verdict = ((ratio <= 1 + TARGET_OVERHEAD) ? "time met" : "time MISSED") + ", "
-                            + ((typed.allocatedBytes < 0.5) ? "no allocation" : "ALLOCATES");
+                            + ((typed.allocatedBytes - raw.allocatedBytes < 0.5) ? "allocates no more than raw"
+                                    : "ALLOCATES MORE THAN RAW");
                 }
                 else {
                     verdict = "(how much is the raw layer's interface)";
