@@ -55,8 +55,8 @@ import dev.rpma.spring.server.RpmaServerObserver;
  * <li><b>starter, one at a time</b>: the server with the starter's defaults (queue 64, 4 handler
  * threads); the next request is queued once the previous one was handled: dispatch latency with no
  * queueing;
- * <li><b>starter, paced</b>: 4 x {@code --latency-samples} requests arrive at a fixed rate, by default half
- * the saturated throughput, with the starter's defaults (queue 64, 4 handler threads); a feeder that
+ * <li><b>starter, paced</b>: 4 x {@code --latency-samples} requests arrive at a fixed rate, by default 10%
+ * and 50% of the saturated throughput, with the starter's defaults (queue 64, 4 handler threads); a feeder that
  * was descheduled skips ahead rather than sending a burst.
  * </ul>
  *
@@ -68,8 +68,8 @@ import dev.rpma.spring.server.RpmaServerObserver;
  *
  * <p>Options: {@code --requests N} (per round, default 4000; at most 4000 so the starter's
  * in-flight limit of 4096 is never hit), {@code --rounds N} (20), {@code --warmup-rounds N} (10),
- * {@code --handler-threads N} (4), {@code --latency-samples N} (5000), {@code --paced-load F} (0.5; 0 skips the paced run), {@code --paced-rate R} (requests per second,
- * instead of a fraction of the measured throughput);
+ * {@code --handler-threads N} (4), {@code --latency-samples N} (5000), {@code --paced-load F,F...} (0.1,0.5; empty skips the paced runs), {@code --paced-rate R,R...}
+ * (requests per second, instead of fractions of the measured throughput);
  * {@code --profile bare-raw|bare-typed|starter|one-at-a-time} runs only that variant ({@code --rounds} times) (to
  * attach a profiler such as JFR).
  */
@@ -103,9 +103,9 @@ public final class DispatchBenchmark {
 
     private int latencySamples = 5000;
 
-    private double pacedLoad = 0.5;
+    private double[] pacedLoads = { 0.1, 0.5 };
 
-    private double pacedRate;
+    private double[] pacedRates = {};
 
     private int feederResets;
 
@@ -134,8 +134,8 @@ public final class DispatchBenchmark {
                 case "--warmup-rounds" -> this.warmupRounds = Integer.parseInt(value);
                 case "--handler-threads" -> this.handlerThreads = Integer.parseInt(value);
                 case "--latency-samples" -> this.latencySamples = Integer.parseInt(value);
-                case "--paced-load" -> this.pacedLoad = Double.parseDouble(value);
-                case "--paced-rate" -> this.pacedRate = Double.parseDouble(value);
+                case "--paced-load" -> this.pacedLoads = numbers(value);
+                case "--paced-rate" -> this.pacedRates = numbers(value);
                 case "--profile" -> {
                     if (value.equals("one-at-a-time")) {
                         this.profileOneAtATime = true;
@@ -151,6 +151,10 @@ public final class DispatchBenchmark {
         if (this.requests < 1 || this.requests > 4000) {
             throw new IllegalArgumentException("--requests must be between 1 and 4000 (the acceptor's in-flight limit is 4096)");
         }
+    }
+
+    private static double[] numbers(String list) {
+        return list.isBlank() ? new double[0] : Arrays.stream(list.split(",")).mapToDouble(Double::parseDouble).toArray();
     }
 
     private enum Variant {
@@ -222,9 +226,12 @@ public final class DispatchBenchmark {
         List<Round> bareRaw = results.get(Variant.BARE_RAW.ordinal());
         double starterRate = median(starter, Round::perSecond);
         Round idle = starterOneAtATime();
-        double pacedAt = (this.pacedRate > 0) ? this.pacedRate : this.pacedLoad * starterRate;
-        Round paced = (pacedAt > 0) ? starterPaced(pacedAt) : null;
-
+        double[] pacedAt = (this.pacedRates.length > 0) ? this.pacedRates
+                : Arrays.stream(this.pacedLoads).map((load) -> load * starterRate).toArray();
+        List<Round> paced = new ArrayList<>();
+        for (double rate : pacedAt) {
+            paced.add(starterPaced(rate));
+        }
         System.out.println();
         System.out.printf(Locale.ROOT, "%-42s %9s %9s %8s %8s %9s %9s %11s %11s %9s%n", "", "req/s", "best", "p50 us",
                 "p99 us", "p99.9 us", "max us", "loop CPU", "handler CPU", "B/req");
@@ -240,16 +247,20 @@ public final class DispatchBenchmark {
         }
         printRow("starter, one request at a time (64/4)", Double.NaN, Double.NaN, idle.latencies(), idle.loopCpuNanos(),
                 idle.handlersCpuNanos(), idle.bytesPerRequest());
-        if (paced != null) {
-            printRow(String.format(Locale.ROOT, "starter, paced at %.0f req/s (64/4)", pacedAt),
-                    paced.perSecond(), Double.NaN, paced.latencies(), paced.loopCpuNanos(), paced.handlersCpuNanos(),
-                    paced.bytesPerRequest());
+        for (int i = 0; i < pacedAt.length; i++) {
+            Round round = paced.get(i);
+            printRow(String.format(Locale.ROOT, "starter, paced at %.0f req/s (64/4)", pacedAt[i]), round.perSecond(),
+                    Double.NaN, round.latencies(), round.loopCpuNanos(), round.handlersCpuNanos(), round.bytesPerRequest());
         }
         long notHandled = starter.stream().mapToLong(Round::notHandled).sum();
-        long pacedNotHandled = (paced != null) ? paced.notHandled() : 0;
-        if (notHandled > 0 || pacedNotHandled > 0) {
-            System.out.printf(Locale.ROOT, "requests the starter rejected before a handler saw them (queue full):"
-                    + " saturated %d, paced %d of %d%n", notHandled, pacedNotHandled, 4 * this.latencySamples);
+        if (notHandled > 0) {
+            System.out.printf(Locale.ROOT, "saturated: %d requests rejected before a handler saw them%n", notHandled);
+        }
+        for (int i = 0; i < pacedAt.length; i++) {
+            if (paced.get(i).notHandled() > 0) {
+                System.out.printf(Locale.ROOT, "paced at %.0f req/s: %d of %d requests rejected as the queue (64) was full%n",
+                        pacedAt[i], paced.get(i).notHandled(), 4 * this.latencySamples);
+            }
         }
         if (this.feederResets > 0) {
             System.out.printf(Locale.ROOT, "the paced feeder fell more than %d us behind %d times and skipped ahead%n",
@@ -261,7 +272,11 @@ public final class DispatchBenchmark {
         double bestRatio = best(starter) / best(bareTyped);
         long idleP99 = percentile(idle.latencies(), 0.99);
         long idleP99Typical = medianOfSegmentP99(idle.latencies(), 10);
-        long pacedP99 = (paced != null) ? percentile(paced.latencies(), 0.99) : 0;
+        StringBuilder pacedP99 = new StringBuilder();
+        for (int i = 0; i < pacedAt.length; i++) {
+            pacedP99.append(String.format(Locale.ROOT, "; paced at %.0f req/s: %.1f us", pacedAt[i],
+                    percentile(paced.get(i).latencies(), 0.99) / 1e3));
+        }
         double starterCpu = median(starter, Round::loopCpuNanos);
         double handlerCpu = median(starter, Round::handlersCpuNanos);
         double bareCpu = median(bareTyped, Round::loopCpuNanos);
@@ -278,8 +293,8 @@ public final class DispatchBenchmark {
                 + " handlers %.2f us per request), bare loop %.0f req/s (%.2f us): ratio %.3f%n", cpus, starterCapacity,
                 starterCpu / 1e3, handlerCpu / 1e3, bareCapacity, bareCpu / 1e3, starterCapacity / bareCapacity);
         System.out.printf(Locale.ROOT, "p99 dispatch latency, one at a time: %.1f us (all samples), %.1f us (median of 10"
-                + " segments); paced: %.1f us; target < %d us: %s%n", idleP99 / 1e3, idleP99Typical / 1e3,
-                pacedP99 / 1e3, TimeUnit.NANOSECONDS.toMicros(TARGET_P99_NANOS),
+                + " segments)%s; target < %d us (one at a time): %s%n", idleP99 / 1e3, idleP99Typical / 1e3, pacedP99,
+                TimeUnit.NANOSECONDS.toMicros(TARGET_P99_NANOS),
                 verdict(idleP99 < TARGET_P99_NANOS, idleP99Typical < TARGET_P99_NANOS));
         double starterBytes = median(starter, Round::bytesPerRequest);
         double bareBytes = median(bareTyped, Round::bytesPerRequest);
