@@ -24,6 +24,9 @@ import dev.rpma.jna.raw.LibRpma;
 import dev.rpma.jna.raw.NativeMemory;
 import dev.rpma.jna.testing.FakeEndpoint;
 import dev.rpma.jna.testing.FakeLibRpma;
+import dev.rpma.spring.annotation.RpmaConnectionHandler;
+import dev.rpma.spring.annotation.RpmaConnectionHandlerBeanPostProcessor;
+import dev.rpma.spring.annotation.RpmaHandlerRegistry;
 import dev.rpma.spring.server.RejectReason;
 import dev.rpma.spring.server.RpmaEndpointServer;
 import dev.rpma.spring.server.RpmaEndpointSettings;
@@ -52,6 +55,9 @@ import dev.rpma.spring.server.RpmaServerObserver;
  * before it starts; throughput is handler invocations per second from the return of the
  * round's 10th percentile request to the last invocation (the first requests also start the handler
  * threads; the bare loops are measured the same way);
+ * <li><b>starter, @RpmaConnectionHandler, saturated</b>: the same with the handler written as
+ * applications write it, an annotated bean method found by the starter's bean post-processor and
+ * invoked through its registry;
  * <li><b>starter, one at a time</b>: the server with the starter's defaults (queue 64, 4 handler
  * threads); the next request is queued once the previous one was handled: dispatch latency with no
  * queueing;
@@ -158,7 +164,8 @@ public final class DispatchBenchmark {
     }
 
     private enum Variant {
-        BARE_RAW("bare loop, raw fake calls"), BARE_TYPED("bare loop, typed API"), STARTER("starter, saturated");
+        BARE_RAW("bare loop, raw fake calls"), BARE_TYPED("bare loop, typed API"), STARTER("starter, saturated"),
+        STARTER_ANNOTATED("starter, @RpmaConnectionHandler, saturated");
 
         final String label;
 
@@ -204,7 +211,7 @@ public final class DispatchBenchmark {
                 + " %d CPUs, Java %s; load average %s%n", this.requests, this.rounds, this.warmupRounds,
                 this.handlerThreads, Runtime.getRuntime().availableProcessors(), System.getProperty("java.version"),
                 loadAverage());
-        List<Variant> variants = List.of(Variant.BARE_RAW, Variant.BARE_TYPED, Variant.STARTER);
+        List<Variant> variants = List.of(Variant.values());
         for (int round = 0; round < this.warmupRounds; round++) {
             for (Variant variant : variants) {
                 run(variant);
@@ -240,7 +247,7 @@ public final class DispatchBenchmark {
         for (Variant variant : variants) {
             List<Round> rows = results.get(variant.ordinal());
             long[] latencies = rows.stream().flatMapToLong((r) -> Arrays.stream(r.latencies())).toArray();
-            String label = variant.label + ((variant == Variant.STARTER) ? " (backlog " + this.requests + ")" : "");
+            String label = variant.label;
             printRow(label, median(rows, Round::perSecond), rows.stream().mapToDouble(Round::perSecond).max().orElse(0),
                     latencies, median(rows, Round::loopCpuNanos), median(rows, Round::handlersCpuNanos),
                     median(rows, Round::bytesPerRequest));
@@ -287,6 +294,10 @@ public final class DispatchBenchmark {
         System.out.printf(Locale.ROOT, "throughput, starter / bare loop (typed API): %.3f (medians), %.3f (best rounds);"
                 + " target >= %.2f: %s%n", ratio, bestRatio, TARGET_THROUGHPUT_RATIO,
                 verdict(ratio >= TARGET_THROUGHPUT_RATIO, bestRatio >= TARGET_THROUGHPUT_RATIO));
+        List<Round> annotated = results.get(Variant.STARTER_ANNOTATED.ordinal());
+        System.out.printf(Locale.ROOT, "throughput, starter with an @RpmaConnectionHandler method / bare loop (typed API):"
+                + " %.3f (medians), %.3f (best rounds)%n", median(annotated, Round::perSecond) / median(bareTyped, Round::perSecond),
+                best(annotated) / best(bareTyped));
         System.out.printf(Locale.ROOT, "throughput, starter / bare loop (raw calls): %.3f (medians), %.3f (best rounds)%n",
                 starterRate / median(bareRaw, Round::perSecond), best(starter) / best(bareRaw));
         System.out.printf(Locale.ROOT, "CPU-bound estimate (no other load, %d CPUs): starter %.0f req/s (acceptor %.2f us +"
@@ -357,7 +368,8 @@ public final class DispatchBenchmark {
         return switch (variant) {
             case BARE_RAW -> bareRaw();
             case BARE_TYPED -> bareTyped();
-            case STARTER -> starterSaturated();
+            case STARTER -> starterSaturated(false);
+            case STARTER_ANNOTATED -> starterSaturated(true);
         };
     }
 
@@ -446,11 +458,12 @@ public final class DispatchBenchmark {
 
     // ---------------------------------------------------------------- the starter
 
-    private Round starterSaturated() throws Exception {
+    private Round starterSaturated(boolean annotated) throws Exception {
         Fixture fixture = new Fixture(this.requests, this.nextPort++);
         try {
             // a queue that holds the whole backlog: this measures dispatch, not the queue-full path
-            RpmaEndpointServer server = fixture.server(this.requests, this.handlerThreads);
+            RpmaEndpointServer server = annotated ? fixture.server(this.requests, this.handlerThreads, fixture.annotatedHandler())
+                    : fixture.server(this.requests, this.handlerThreads);
             fixture.queue(this.requests);
             server.start();
             long notHandled = fixture.awaitDecided(server, this.requests);
@@ -570,11 +583,18 @@ public final class DispatchBenchmark {
             return endpoint;
         }
 
+        /**
+         * The handler as applications write it: an {@link RpmaConnectionHandler} method, found by the
+         * starter's bean post-processor and called through its registry (reflection included).
+         */
+        RpmaRequestHandler annotatedHandler() {
+            RpmaHandlerRegistry registry = new RpmaHandlerRegistry();
+            new RpmaConnectionHandlerBeanPostProcessor(registry)
+                    .postProcessAfterInitialization(new AnnotatedHandler(this.recorder), "dispatchBenchmarkHandler");
+            return registry.handlerFor(NAME);
+        }
+
         RpmaEndpointServer server(int queueCapacity, int handlerThreads) {
-            RpmaEndpoint endpoint = this.peer.listen(ADDRESS, this.port);
-            this.script = this.fake.endpointAt(ADDRESS, this.port);
-            RpmaEndpointSettings settings = new RpmaEndpointSettings(NAME, ADDRESS, this.port, queueCapacity,
-                    handlerThreads, Duration.ofSeconds(5), Duration.ofSeconds(1), Duration.ofSeconds(5), 10);
             DispatchRecorder recorder = this.recorder;
             RpmaRequestHandler handler = new RpmaRequestHandler() {
 
@@ -592,6 +612,14 @@ public final class DispatchBenchmark {
                     return "DispatchBenchmark.handle";
                 }
             };
+            return server(queueCapacity, handlerThreads, handler);
+        }
+
+        RpmaEndpointServer server(int queueCapacity, int handlerThreads, RpmaRequestHandler handler) {
+            RpmaEndpoint endpoint = this.peer.listen(ADDRESS, this.port);
+            this.script = this.fake.endpointAt(ADDRESS, this.port);
+            RpmaEndpointSettings settings = new RpmaEndpointSettings(NAME, ADDRESS, this.port, queueCapacity,
+                    handlerThreads, Duration.ofSeconds(5), Duration.ofSeconds(1), Duration.ofSeconds(5), 10);
             return new RpmaEndpointServer(settings, endpoint, this.rpma.newConnectionConfig(), handler,
                     RpmaServerObserver.NONE, List.of());
         }
@@ -666,6 +694,24 @@ public final class DispatchBenchmark {
         @Override
         public void close() {
             this.fake.close();
+        }
+    }
+
+    /** The same handler as an annotated bean method. */
+    public static final class AnnotatedHandler {
+
+        private final DispatchRecorder recorder;
+
+        AnnotatedHandler(DispatchRecorder recorder) {
+            this.recorder = recorder;
+        }
+
+        @RpmaConnectionHandler(NAME)
+        public void handle(RpmaIncomingRequest request) {
+            long now = System.nanoTime();
+            this.recorder.invoked(now, request.privateData());
+            request.reject();
+            this.recorder.done();
         }
     }
 
