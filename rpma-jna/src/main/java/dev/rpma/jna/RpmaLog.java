@@ -88,6 +88,12 @@ public final class RpmaLog {
                 "rpma_log_set_function");
     }
 
+    /** librpma's line for a non-blocking {@code rdma_get_cm_event} with nothing queued. */
+    static boolean isEmptyNonBlockingRead(String message) {
+        return message != null && message.contains("rdma_get_cm_event()")
+                && message.endsWith("Resource temporarily unavailable");
+    }
+
     private static Level enabledLevel() {
         if (LOGGER.isDebugEnabled()) {
             return Level.DEBUG;
@@ -102,6 +108,12 @@ public final class RpmaLog {
     }
 
     static void toSlf4j(int level, String file, int line, String function, String message) {
+        if (isEmptyNonBlockingRead(message)) {
+            // librpma logs EAGAIN of a non-blocking fd at ERROR, though it is how "nothing yet" looks
+            // there (and this binding returns it as null, not as an error)
+            LOGGER.debug("{}:{} {}(): {}", file, line, function, message);
+            return;
+        }
         switch (level) {
             case 0, 1 -> LOGGER.error("{}:{} {}(): {}", file, line, function, message);
             case 2 -> LOGGER.warn("{}:{} {}(): {}", file, line, function, message);

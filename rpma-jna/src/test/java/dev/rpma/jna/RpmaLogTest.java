@@ -58,4 +58,29 @@ class RpmaLogTest {
         }
         assertThat(this.rpma.eventText(RpmaConnectionEvent.CLOSED)).isEqualTo("Connection closed");
     }
+
+    @Test
+    void anEmptyNonBlockingReadIsDebugNotError() {
+        ch.qos.logback.classic.Logger logger = (ch.qos.logback.classic.Logger) org.slf4j.LoggerFactory
+                .getLogger(RpmaLog.LOGGER_NAME);
+        ch.qos.logback.core.read.ListAppender<ch.qos.logback.classic.spi.ILoggingEvent> appender =
+                new ch.qos.logback.core.read.ListAppender<>();
+        appender.start();
+        ch.qos.logback.classic.Level previous = logger.getLevel();
+        logger.setLevel(ch.qos.logback.classic.Level.DEBUG);
+        logger.addAppender(appender);
+        try {
+            RpmaLog.toSlf4j(1, "ep.c", 290, "rpma_ep_next_conn_req",
+                    "rdma_get_cm_event() failed: Resource temporarily unavailable");
+            RpmaLog.toSlf4j(1, "utils.c", 50, "rpma_utils_get_ibv_context",
+                    "rdma_getaddrinfo(127.0.0.1) failed: No such device");
+        }
+        finally {
+            logger.detachAppender(appender);
+            logger.setLevel(previous);
+        }
+        org.assertj.core.api.Assertions.assertThat(appender.list)
+                .extracting((event) -> event.getLevel().toString())
+                .containsExactly("DEBUG", "ERROR");
+    }
 }
