@@ -53,17 +53,17 @@ import dev.rpma.spring.server.RpmaServerObserver;
  * endpoint's eventfd, takes requests, hands each to the handler pool; the handler's reject goes back
  * to the acceptor, the endpoint's owner) with a backlog of every request of the round queued
  * before it starts; throughput is handler invocations per second from the return of the
- * round's 10th percentile request to the last invocation (the first requests also start the handler
- * threads; the bare loops are measured the same way);
+ * round's 400th request (of 4000) to the last invocation (the first requests also start the
+ * handler threads; the bare loops are measured the same way);
  * <li><b>starter, @RpmaConnectionHandler, saturated</b>: the same with the handler written as
  * applications write it, an annotated bean method found by the starter's bean post-processor and
  * invoked through its registry;
  * <li><b>starter, one at a time</b>: the server with the starter's defaults (queue 64, 4 handler
  * threads); the next request is queued once the previous one was handled: dispatch latency with no
  * queueing;
- * <li><b>starter, paced</b>: 4 x {@code --latency-samples} requests arrive at a fixed rate, by default 10%
- * and 50% of the saturated throughput, with the starter's defaults (queue 64, 4 handler threads); a feeder that
- * was descheduled skips ahead rather than sending a burst.
+ * <li><b>starter, paced</b>: 4 x {@code --latency-samples} requests arrive at a fixed rate, by default
+ * 10% and 50% of the saturated throughput, with the starter's defaults (queue 64, 4 handler
+ * threads); a feeder that was descheduled skips ahead rather than sending a burst.
  * </ul>
  *
  * <p>Measured in one run: warm-up rounds first, then rounds that alternate their order (A B C,
@@ -72,12 +72,13 @@ import dev.rpma.spring.server.RpmaServerObserver;
  * is what the threads doing the work allocated ({@code ThreadMXBean.getThreadAllocatedBytes}),
  * divided by the requests; the fake's own allocations are in every variant.
  *
- * <p>Options: {@code --requests N} (per round, default 4000; at most 4000 so the starter's
- * in-flight limit of 4096 is never hit), {@code --rounds N} (20), {@code --warmup-rounds N} (10),
- * {@code --handler-threads N} (4), {@code --latency-samples N} (5000), {@code --paced-load F,F...} (0.1,0.5; empty skips the paced runs), {@code --paced-rate R,R...}
- * (requests per second, instead of fractions of the measured throughput);
- * {@code --profile bare-raw|bare-typed|starter|one-at-a-time} runs only that variant ({@code --rounds} times) (to
- * attach a profiler such as JFR).
+ * <p>Options: {@code --requests N} (per round, default 4000; at most 4000 so the starter's in-flight
+ * limit of 4096 is never hit), {@code --rounds N} (20), {@code --warmup-rounds N} (10),
+ * {@code --handler-threads N} (4), {@code --latency-samples N} (5000), {@code --paced-load F,F...}
+ * (0.1,0.5; empty skips the paced runs), {@code --paced-rate R,R...} (requests per second instead of
+ * fractions of the measured throughput), {@code --profile
+ * bare-raw|bare-typed|starter|starter-annotated|one-at-a-time} (only that variant, {@code --rounds}
+ * times, to attach a profiler such as JFR).
  */
 public final class DispatchBenchmark {
 
