@@ -29,11 +29,12 @@ import dev.rpma.jna.io.FdPoller;
  * The acceptor of one endpoint: the endpoint's owner thread and its only event loop.
  *
  * <p>It polls the non-blocking endpoint fd and the event fds of its accepted connections together
- * with a wake-up, calls {@code rpma_ep_next_conn_req} until nothing is available, hands each request
- * to the handler executor through its bounded queue, reads connection events, and runs the tasks
- * other threads hand it (rejects, new connections). So every librpma call that is not thread-safe
- * ({@code rpma_ep_next_conn_req}, {@code rpma_conn_req_delete}, {@code rpma_ep_shutdown}) runs on
- * this thread, and stopping never waits on a blocked native call.
+ * with a wake-up, calls {@code rpma_ep_next_conn_req} once each time the endpoint fd polls readable
+ * (and once per poll interval without), hands each request to the handler executor through its
+ * bounded queue, reads connection events, and runs the tasks other threads hand it (rejects, new
+ * connections). So every librpma call that is not thread-safe ({@code rpma_ep_next_conn_req},
+ * {@code rpma_conn_req_delete}, {@code rpma_ep_shutdown}) runs on this thread, and stopping never
+ * waits on a blocked native call.
  *
  * <p>Outcomes of {@code rpma_ep_next_conn_req}: a request is dispatched; nothing available waits for
  * the fd; {@code RPMA_E_INVAL} (an event that was not a connection request) is counted and the loop
@@ -48,9 +49,6 @@ final class RpmaAcceptor implements Runnable {
 
     /** Connections one endpoint tracks at most; requests beyond are rejected as the queue being full. */
     static final int MAX_CONNECTIONS = 4096;
-
-    /** Requests taken from librpma per loop iteration, so connection events are not starved. */
-    private static final int REQUESTS_PER_ROUND = 64;
 
     private static final long BACKOFF_MIN_NANOS = TimeUnit.MILLISECONDS.toNanos(10);
 
@@ -100,6 +98,9 @@ final class RpmaAcceptor implements Runnable {
     private final int[] fds = new int[MAX_CONNECTIONS + 1];
 
     private int consecutiveErrors;
+
+    /** When to look at the endpoint even if its fd did not poll readable. */
+    private long nextUnpromptedLook;
 
     private long backoffUntil;
 
@@ -189,9 +190,10 @@ final class RpmaAcceptor implements Runnable {
         // before the tasks run: a task added from here on is either run below or wakes the next wait
         this.wakeupPending.set(false);
         runTasks();
-        if (acceptNow) {
-            // called even without POLLIN: librdmacm may swallow an event's readiness
-            acceptAvailable();
+        if (acceptNow && (this.poller.isReadable(0) || System.nanoTime() - this.nextUnpromptedLook >= 0)) {
+            // Without POLLIN only once per poll interval: librdmacm may swallow an event's readiness, but
+            // every empty look costs a failed read and an ERROR line from librpma, through the log callback.
+            acceptOne();
         }
         for (int i = 0; i < tracked; i++) {
             if (this.poller.isReadable(firstConnection + i)) {
@@ -228,24 +230,26 @@ final class RpmaAcceptor implements Runnable {
         }
     }
 
-    private void acceptAvailable() {
-        for (int i = 0; i < REQUESTS_PER_ROUND && !this.stopRequested; i++) {
-            RpmaConnectionRequest request;
-            this.channel.writeLock().lock();
-            try {
-                request = this.endpoint.nextConnectionRequest(this.requestConfig);
-            }
-            catch (RpmaException ex) {
-                onAcceptError(ex);
-                return;
-            }
-            finally {
-                this.channel.writeLock().unlock();
-            }
-            this.consecutiveErrors = 0;
-            if (request == null) {
-                return;
-            }
+    /**
+     * One request per look, as a level-triggered poll brings the loop back at once while more are
+     * queued: taking them until librpma finds none would end every burst with an empty look.
+     */
+    private void acceptOne() {
+        this.nextUnpromptedLook = System.nanoTime() + this.settings.pollInterval().toNanos();
+        RpmaConnectionRequest request;
+        this.channel.writeLock().lock();
+        try {
+            request = this.endpoint.nextConnectionRequest(this.requestConfig);
+        }
+        catch (RpmaException ex) {
+            onAcceptError(ex);
+            return;
+        }
+        finally {
+            this.channel.writeLock().unlock();
+        }
+        this.consecutiveErrors = 0;
+        if (request != null) {
             this.statistics.recordObtained();
             dispatch(request);
         }
