@@ -55,7 +55,10 @@ case "$COMMAND" in
     ;;
   dispatch)
     build
-    java -cp "$JAR" dev.rpma.benchmarks.dispatch.DispatchBenchmark "$@" 2>&1 | tee "$HERE/target/bench-dispatch.txt"
+    # a fixed, pre-touched heap: otherwise the first touch of new heap pages (page faults zeroing
+    # memory) lands on whichever thread allocates, a quarter of the acceptor's time in a short run
+    java -Xms2g -Xmx2g -XX:+AlwaysPreTouch -cp "$JAR" dev.rpma.benchmarks.dispatch.DispatchBenchmark "$@" \
+      2>&1 | tee "$HERE/target/bench-dispatch.txt"
     ;;
   *)
     sed -n '2,16p' "$0" >&2
