@@ -50,6 +50,9 @@ final class RpmaAcceptor implements Runnable {
     /** Connections one endpoint tracks at most; requests beyond are rejected as the queue being full. */
     static final int MAX_CONNECTIONS = 4096;
 
+    /** Requests taken from librpma per loop iteration, so connection events are not starved. */
+    private static final int REQUESTS_PER_ROUND = 64;
+
     private static final long BACKOFF_MIN_NANOS = TimeUnit.MILLISECONDS.toNanos(10);
 
     private static final long BACKOFF_MAX_NANOS = TimeUnit.SECONDS.toNanos(1);
@@ -192,8 +195,8 @@ final class RpmaAcceptor implements Runnable {
         runTasks();
         if (acceptNow && (this.poller.isReadable(0) || System.nanoTime() - this.nextUnpromptedLook >= 0)) {
             // Without POLLIN only once per poll interval: librdmacm may swallow an event's readiness, but
-            // every empty look costs a failed read and an ERROR line from librpma, through the log callback.
-            acceptOne();
+            // every empty look costs a failed read and a log line from librpma, through the log callback.
+            acceptAvailable();
         }
         for (int i = 0; i < tracked; i++) {
             if (this.poller.isReadable(firstConnection + i)) {
@@ -231,25 +234,29 @@ final class RpmaAcceptor implements Runnable {
     }
 
     /**
-     * One request per look, as a level-triggered poll brings the loop back at once while more are
-     * queued: taking them until librpma finds none would end every burst with an empty look.
+     * Takes requests while librpma has them, up to {@link #REQUESTS_PER_ROUND}: a burst costs one
+     * loop round and ends with a single empty look, while an empty endpoint is looked at only when
+     * its fd is readable or once per poll interval.
      */
-    private void acceptOne() {
+    private void acceptAvailable() {
         this.nextUnpromptedLook = System.nanoTime() + this.settings.pollInterval().toNanos();
-        RpmaConnectionRequest request;
-        this.channel.writeLock().lock();
-        try {
-            request = this.endpoint.nextConnectionRequest(this.requestConfig);
-        }
-        catch (RpmaException ex) {
-            onAcceptError(ex);
-            return;
-        }
-        finally {
-            this.channel.writeLock().unlock();
-        }
-        this.consecutiveErrors = 0;
-        if (request != null) {
+        for (int i = 0; i < REQUESTS_PER_ROUND && !this.stopRequested; i++) {
+            RpmaConnectionRequest request;
+            this.channel.writeLock().lock();
+            try {
+                request = this.endpoint.nextConnectionRequest(this.requestConfig);
+            }
+            catch (RpmaException ex) {
+                onAcceptError(ex);
+                return;
+            }
+            finally {
+                this.channel.writeLock().unlock();
+            }
+            this.consecutiveErrors = 0;
+            if (request == null) {
+                return;
+            }
             this.statistics.recordObtained();
             dispatch(request);
         }
