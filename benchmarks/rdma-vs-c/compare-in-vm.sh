@@ -11,14 +11,20 @@
 # of the emulator's speed cancels out over two rounds). Each RESULT line gets server=, rep= and
 # the server's CPU time during the run (cpu_ms=, from /proc/PID/stat).
 #
+# Many short rounds rather than a few long ones: the emulator's speed swings with the host's
+# load within seconds, and short runs back to back see the same swings. Latency percentiles are
+# taken over all rounds pooled (POOLED lines; load_client --latency-file), rates over the summed
+# operations and time; the per-round figures show the spread.
+#
 # Environment (defaults in brackets):
 #   ADDR [$RPMA_TEST_SAME_IP or 198.18.0.1]   the address all servers listen on
-#   ROUNDS [3]
-#   HELLO_CYCLES [300]          sequential connect/disconnect cycles (1 client)
-#   HELLO_CYCLES_8 [60]         cycles per client with 8 concurrent clients
-#   PINGPONG_ROUNDS [10000]     measured round trips per client (1 and 4 clients)
+#   ROUNDS [6]
+#   HELLO_CYCLES [100]          sequential connect/disconnect cycles per round (1 client)
+#   HELLO_CYCLES_8 [15]         cycles per client and round with 8 concurrent clients
+#   PINGPONG_ROUNDS [2000]      measured round trips per round, 1 client (6 rounds: 12,000)
+#   PINGPONG_ROUNDS_4 [500]     measured round trips per client and round, 4 clients (12,000)
 #   PINGPONG_WARMUP [200]       unmeasured round trips per connection before those
-#   WARMUP_HELLO [150]          warm-up cycles per client (8 clients) per server
+#   WARMUP_HELLO [250]          warm-up cycles per client (8 clients) per server
 #   WARMUP_PINGPONG [10000]     warm-up round trips per client (4 clients) per server
 #   RESULTS_FILE [$BIN/compare-results.txt]  RESULT/MEM/INFO/FAIL lines; in the VM it must lie
 #                               in a directory shared with -w
@@ -27,12 +33,13 @@ set -uo pipefail
 HERE=$(dirname "$(realpath "$0")")
 BIN=${BIN:-$HERE/target}
 ADDR=${ADDR:-${RPMA_TEST_SAME_IP:-198.18.0.1}}
-ROUNDS=${ROUNDS:-3}
-HELLO_CYCLES=${HELLO_CYCLES:-300}
-HELLO_CYCLES_8=${HELLO_CYCLES_8:-60}
-PINGPONG_ROUNDS=${PINGPONG_ROUNDS:-10000}
+ROUNDS=${ROUNDS:-6}
+HELLO_CYCLES=${HELLO_CYCLES:-100}
+HELLO_CYCLES_8=${HELLO_CYCLES_8:-15}
+PINGPONG_ROUNDS=${PINGPONG_ROUNDS:-2000}
+PINGPONG_ROUNDS_4=${PINGPONG_ROUNDS_4:-500}
 PINGPONG_WARMUP=${PINGPONG_WARMUP:-200}
-WARMUP_HELLO=${WARMUP_HELLO:-150}
+WARMUP_HELLO=${WARMUP_HELLO:-250}
 WARMUP_PINGPONG=${WARMUP_PINGPONG:-10000}
 C_HELLO_PORT=${C_HELLO_PORT:-7304}
 C_PINGPONG_PORT=${C_PINGPONG_PORT:-7306}
@@ -102,8 +109,10 @@ run() {
   if [ "$proto" = hello ]; then
     if [ "$conc" = 1 ]; then args=(--cycles "$HELLO_CYCLES"); else args=(--cycles "$HELLO_CYCLES_8"); fi
   else
-    args=(--rounds "$PINGPONG_ROUNDS" --warmup "$PINGPONG_WARMUP")
+    if [ "$conc" = 1 ]; then args=(--rounds "$PINGPONG_ROUNDS"); else args=(--rounds "$PINGPONG_ROUNDS_4"); fi
+    args+=(--warmup "$PINGPONG_WARMUP")
   fi
+  [ "$rep" = warmup ] || args+=(--latency-file "$LOG/lat-$server-$proto-$conc")
   t0=$(cpu_ticks "$pid")
   [ "$server" = java ] && thread_ticks "$pid" > "$LOG/threads.before"
   out=$("$BIN/load_client" "$proto" "$ADDR" "$port" "${args[@]}" --concurrency "$conc" --timeout 300 2>"$LOG/client.err")
@@ -128,6 +137,21 @@ memory() {   # LABEL
        "c_hello_rss_kb=$(rss_kb "$c_hello" VmRSS) c_pingpong_rss_kb=$(rss_kb "$c_pingpong" VmRSS)"
 }
 
+# percentiles (nearest rank) over every measured operation of all rounds
+pooled() {
+  local f name n
+  for f in "$LOG"/lat-*; do
+    [ -s "$f" ] || continue
+    name=${f##*/lat-}
+    sort -n "$f" > "$f.sorted"
+    n=$(wc -l < "$f.sorted")
+    awk -v n="$n" -v name="$name" '
+      BEGIN { split(name, k, "-"); r50 = int(n * 0.50); if (r50 < n * 0.50) r50++; r99 = int(n * 0.99); if (r99 < n * 0.99) r99++ }
+      NR == r50 { p50 = $1 } NR == r99 { p99 = $1 } NR == n { max = $1 }
+      END { printf "POOLED server=%s test=%s/%s n=%d p50_us=%.1f p99_us=%.1f max_us=%.1f\n", k[1], k[2], k[3], n, p50 / 1000, p99 / 1000, max / 1000 }' "$f.sorted"
+  done
+}
+
 stop_servers() {
   local p rc
   for p in ${java_wrapper:-} ${c_hello:-} ${c_pingpong:-}; do kill -TERM "$p" 2>/dev/null; done
@@ -144,13 +168,13 @@ stop_servers() {
 
 main() {
   echo "== kernel $(uname -r), $(nproc) vCPU, $(awk '/MemTotal/{print int($2/1024)}' /proc/meminfo) MiB, addr $ADDR, rounds $ROUNDS"
-  echo "INFO hello_cycles=$HELLO_CYCLES hello_cycles_8=$HELLO_CYCLES_8 pingpong_rounds=$PINGPONG_ROUNDS pingpong_warmup=$PINGPONG_WARMUP warmup_hello=$WARMUP_HELLO warmup_pingpong=$WARMUP_PINGPONG"
+  echo "INFO hello_cycles=$HELLO_CYCLES hello_cycles_8=$HELLO_CYCLES_8 pingpong_rounds=$PINGPONG_ROUNDS pingpong_rounds_4=$PINGPONG_ROUNDS_4 pingpong_warmup=$PINGPONG_WARMUP warmup_hello=$WARMUP_HELLO warmup_pingpong=$WARMUP_PINGPONG"
   if ! start_servers; then stop_servers; echo "== failures: $failures"; return 1; fi
 
   local t0=$SECONDS server
   for server in c java; do   # the same warm-up for both (JIT for the JVM, caches for both)
     HELLO_CYCLES_8=$WARMUP_HELLO run "$server" hello 8 warmup
-    PINGPONG_ROUNDS=$WARMUP_PINGPONG run "$server" pingpong 4 warmup
+    PINGPONG_ROUNDS_4=$WARMUP_PINGPONG run "$server" pingpong 4 warmup
   done
   echo "INFO warmup_seconds=$((SECONDS - t0))"
   memory after-warmup
@@ -166,6 +190,7 @@ main() {
     done
     echo "INFO round $rep done at ${SECONDS}s"
   done
+  pooled
   memory end
   stop_servers
   echo "== failures: $failures"
@@ -174,7 +199,7 @@ main() {
 
 main 2>&1 | tee "$LOG/all.txt"
 rc=${PIPESTATUS[0]}
-grep -E '^(RESULT|MEM|INFO|THREADS|FAIL|==)' "$LOG/all.txt" > "$RESULTS_FILE"
+grep -E '^(RESULT|POOLED|MEM|INFO|THREADS|FAIL|==)' "$LOG/all.txt" > "$RESULTS_FILE"
 cp "$LOG/java.log" "$BIN/compare-java.log" 2>/dev/null
 rm -rf "$LOG"
 exit $rc

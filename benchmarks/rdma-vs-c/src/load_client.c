@@ -2,8 +2,8 @@
  * load_client.c - load generator for the rdma-vs-c comparison (the same client
  * drives the C baseline server and the Java sample app).
  *
- *   load_client hello    ADDR PORT [--cycles N] [--concurrency C] [--timeout SEC]
- *   load_client pingpong ADDR PORT [--rounds R] [--concurrency C] [--warmup W] [--timeout SEC]
+ *   load_client hello    ADDR PORT [--cycles N] [--concurrency C] [--timeout SEC] [--latency-file F]
+ *   load_client pingpong ADDR PORT [--rounds R] [--concurrency C] [--warmup W] [--timeout SEC] [--latency-file F]
  *
  * hello:    C threads, each doing N sequential cycles of connect (private data
  *           "Hello server!\0") -> ESTABLISHED -> check the server's private data
@@ -11,6 +11,9 @@
  * pingpong: C threads, each with one connection doing W unmeasured + R measured
  *           round trips (send one little-endian u64 v, receive v+1), then sending
  *           UINT64_MAX ("done"); each round trip is timed with CLOCK_MONOTONIC.
+ *
+ * --latency-file F appends every measured latency (ns, one per line) to F, so that
+ * percentiles can be taken over several runs pooled (compare-in-vm.sh does).
  *
  * A REJECTED/UNREACHABLE connect is retried (up to MAX_RETRIES, with back-off).
  * Prints one machine-readable line at the end:
@@ -364,8 +367,9 @@ static long parse_long(const char *opt, const char *s)
 int main(int argc, char **argv)
 {
 	if (argc < 4 || (strcmp(argv[1], "hello") && strcmp(argv[1], "pingpong"))) {
-		fprintf(stderr, "usage: %s hello ADDR PORT [--cycles N] [--concurrency C] [--timeout SEC]\n"
-			"       %s pingpong ADDR PORT [--rounds R] [--concurrency C] [--warmup W] [--timeout SEC]\n",
+		fprintf(stderr, "usage: %s hello ADDR PORT [--cycles N] [--concurrency C] [--timeout SEC] [--latency-file F]\n"
+			"       %s pingpong ADDR PORT [--rounds R] [--concurrency C] [--warmup W] [--timeout SEC]"
+			" [--latency-file F]\n",
 			argv[0], argv[0]);
 		return 2;
 	}
@@ -373,6 +377,7 @@ int main(int argc, char **argv)
 	addr = argv[2];
 	port = argv[3];
 	long concurrency = 1, timeout_s = 600;
+	const char *latency_file = NULL;
 	for (int i = 4; i < argc; i++) {
 		if (i + 1 >= argc) {
 			fprintf(stderr, "load_client: %s needs a value\n", argv[i]);
@@ -388,6 +393,8 @@ int main(int argc, char **argv)
 			concurrency = parse_long(argv[i], argv[i + 1]);
 		else if (!strcmp(argv[i], "--timeout"))
 			timeout_s = parse_long(argv[i], argv[i + 1]);
+		else if (!strcmp(argv[i], "--latency-file"))
+			latency_file = argv[i + 1];
 		else {
 			fprintf(stderr, "load_client: unknown option %s\n", argv[i]);
 			return 2;
@@ -473,10 +480,20 @@ int main(int argc, char **argv)
 			percentile(all, n, 99) / 1e3, n ? sum / (double)n / 1e3 : 0,
 			n ? all[0] / 1e3 : 0, n ? all[n - 1] / 1e3 : 0, retries, errors);
 	fflush(stdout);
+	int file_error = 0;
+	if (latency_file) {
+		FILE *f = fopen(latency_file, "a");
+		for (size_t i = 0; f && i < n; i++)
+			fprintf(f, "%" PRIu64 "\n", all[i]);
+		if (!f || fclose(f)) {
+			perror(latency_file);
+			file_error = 1;
+		}
+	}
 	free(all);
 	free(w);
 	pthread_barrier_destroy(&start_barrier);
 	if ((ret = rpma_peer_delete(&peer)))
 		fprintf(stderr, "load_client: rpma_peer_delete: %s\n", rpma_err_2str(ret));
-	return errors || done != expected ? 1 : 0;
+	return errors || file_error || done != expected ? 1 : 0;
 }
