@@ -31,10 +31,10 @@ import dev.rpma.jna.io.FdPoller;
  * <p>It polls the non-blocking endpoint fd and the event fds of its accepted connections together
  * with a wake-up, calls {@code rpma_ep_next_conn_req} once each time the endpoint fd polls readable
  * (and once per poll interval without), hands each request to the handler executor through its
- * bounded queue, reads connection events, and runs the tasks other threads hand it (rejects, new
- * connections). So every librpma call that is not thread-safe ({@code rpma_ep_next_conn_req},
- * {@code rpma_conn_req_delete}, {@code rpma_ep_shutdown}) runs on this thread, and stopping never
- * waits on a blocked native call.
+ * bounded queue (or runs it itself, for an inline handler), reads connection events, and runs the
+ * tasks other threads hand it (rejects, new connections). So every librpma call that is not
+ * thread-safe ({@code rpma_ep_next_conn_req}, {@code rpma_conn_req_delete}, {@code rpma_ep_shutdown})
+ * runs on this thread, and stopping never waits on a blocked native call.
  *
  * <p>Outcomes of {@code rpma_ep_next_conn_req}: a request is dispatched; nothing available waits for
  * the fd; {@code RPMA_E_INVAL} (an event that was not a connection request) is counted and the loop
@@ -299,6 +299,11 @@ final class RpmaAcceptor implements Runnable {
             incoming.rejectIfPending(RejectReason.QUEUE_FULL);
             return;
         }
+        if (this.settings.inlineHandler()) {
+            this.inFlight.addLast(incoming);
+            new HandlerInvocation(incoming).run();
+            return;
+        }
         try {
             this.executor.execute(new HandlerInvocation(incoming));
             this.inFlight.addLast(incoming);
@@ -373,8 +378,13 @@ final class RpmaAcceptor implements Runnable {
         this.statistics.recordAccepted();
         this.statistics.recordConnectionOpened();
         RpmaServerConnection tracked = new RpmaServerConnection(connection, endpointName(), request.privateData());
-        this.tasks.add(() -> register(tracked));
-        wakeup();
+        if (isLoopThread()) {
+            register(tracked);
+        }
+        else {
+            this.tasks.add(() -> register(tracked));
+            wakeup();
+        }
         return tracked;
     }
 
@@ -470,12 +480,18 @@ final class RpmaAcceptor implements Runnable {
     /** A handler that used {@code connection} returned. */
     private void handlerReturned(RpmaServerConnection connection) {
         if (connection.borrowers.decrementAndGet() == 0) {
-            this.tasks.add(() -> {
-                if (connection.deleteWhenReturned) {
-                    delete(connection);
-                }
-            });
+            if (isLoopThread()) {
+                deleteIfReturned(connection);
+                return;
+            }
+            this.tasks.add(() -> deleteIfReturned(connection));
             wakeup();
+        }
+    }
+
+    private void deleteIfReturned(RpmaServerConnection connection) {
+        if (connection.deleteWhenReturned) {
+            delete(connection);
         }
     }
 

@@ -15,9 +15,13 @@ import java.util.Objects;
  * @param pollInterval longest wait between two looks at the endpoint, even without a wake-up
  * @param gracePeriod how long a stop waits for handlers and connections; negative waits forever, zero not at all
  * @param maxConsecutiveErrors transient acceptor errors in a row after which the endpoint is given up
+ * @param inlineHandler whether the handler runs on the acceptor thread instead of a handler thread
+ *     ({@code queueCapacity} and {@code handlerThreads} then do not apply): for handlers that decide at
+ *     once and never block, since a handler that blocks there stops the endpoint's event loop
  */
 public record RpmaEndpointSettings(String name, String address, int port, int queueCapacity, int handlerThreads,
-        Duration requestDeadline, Duration pollInterval, Duration gracePeriod, int maxConsecutiveErrors) {
+        Duration requestDeadline, Duration pollInterval, Duration gracePeriod, int maxConsecutiveErrors,
+        boolean inlineHandler) {
 
     /** The name of the endpoint configured under {@code rpma.server} itself. */
     public static final String DEFAULT_ENDPOINT = "default";
@@ -28,5 +32,12 @@ public record RpmaEndpointSettings(String name, String address, int port, int qu
         Objects.requireNonNull(requestDeadline, "requestDeadline");
         Objects.requireNonNull(pollInterval, "pollInterval");
         Objects.requireNonNull(gracePeriod, "gracePeriod");
+    }
+
+    /** Settings whose handler runs on handler threads. */
+    public RpmaEndpointSettings(String name, String address, int port, int queueCapacity, int handlerThreads,
+            Duration requestDeadline, Duration pollInterval, Duration gracePeriod, int maxConsecutiveErrors) {
+        this(name, address, port, queueCapacity, handlerThreads, requestDeadline, pollInterval, gracePeriod,
+                maxConsecutiveErrors, false);
     }
 }

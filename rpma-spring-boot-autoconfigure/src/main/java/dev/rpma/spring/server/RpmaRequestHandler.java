@@ -1,7 +1,8 @@
 package dev.rpma.spring.server;
 
 /**
- * Decides a connection request: connect it or reject it. Runs on a handler thread. Returning without
+ * Decides a connection request: connect it or reject it. Runs on a handler thread (on the endpoint's
+ * acceptor thread when its settings say {@link RpmaEndpointSettings#inlineHandler()}). Returning without
  * a decision, throwing, or passing the request deadline gets the request rejected.
  */
 @FunctionalInterface

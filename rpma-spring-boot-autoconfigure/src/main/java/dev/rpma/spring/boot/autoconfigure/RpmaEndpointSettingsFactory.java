@@ -77,8 +77,9 @@ final class RpmaEndpointSettingsFactory {
         if (grace == null) {
             throw new InvalidRpmaPropertyException("rpma.server.shutdown.grace-period", null, "must be set");
         }
+        // not inherited: it is a promise about one endpoint's handler, that it never blocks
         return new RpmaEndpointSettings(name, address.trim(), port, queueCapacity, handlerThreads, deadline,
-                pollInterval, grace, maxErrors);
+                pollInterval, grace, maxErrors, own.isInlineHandler());
     }
 
     private static <T> T pick(RpmaProperties.Acceptor own, RpmaProperties.Acceptor inherited,

@@ -210,6 +210,14 @@ public class RpmaProperties {
          */
         private Integer maxConsecutiveErrors;
 
+        /**
+         * Whether the endpoint's handler runs on the acceptor thread instead of a handler thread, which
+         * saves two thread hand-offs per connection. Only for handlers that connect or reject at once and
+         * never block: a blocked handler stops the endpoint's event loop. Queue capacity and handler threads
+         * then do not apply. Not inherited by named endpoints.
+         */
+        private boolean inlineHandler;
+
         public Integer getQueueCapacity() {
             return this.queueCapacity;
         }
@@ -248,6 +256,14 @@ public class RpmaProperties {
 
         public void setMaxConsecutiveErrors(Integer maxConsecutiveErrors) {
             this.maxConsecutiveErrors = maxConsecutiveErrors;
+        }
+
+        public boolean isInlineHandler() {
+            return this.inlineHandler;
+        }
+
+        public void setInlineHandler(boolean inlineHandler) {
+            this.inlineHandler = inlineHandler;
         }
     }
 
