@@ -26,6 +26,9 @@
 #   PINGPONG_WARMUP [200]       unmeasured round trips per connection before those
 #   WARMUP_HELLO [250]          warm-up cycles per client (8 clients) per server
 #   WARMUP_PINGPONG [10000]     warm-up round trips per client (4 clients) per server
+#   C_BUSY_POLL_US [50]         a third server for the ping-pong tests: baseline_server pingpong
+#                               --busy-poll-us N (port C_SPIN_PORT, 7316), the algorithm of the
+#                               sample app's sample.pingpong.busy-poll-micros in C; 0: none
 #   RESULTS_FILE [$BIN/compare-results.txt]  RESULT/MEM/INFO/FAIL lines; in the VM it must lie
 #                               in a directory shared with -w
 #   JAVA_SERVER_* : see java-server.sh
@@ -45,6 +48,8 @@ C_HELLO_PORT=${C_HELLO_PORT:-7304}
 C_PINGPONG_PORT=${C_PINGPONG_PORT:-7306}
 J_HELLO_PORT=${J_HELLO_PORT:-7204}
 J_PINGPONG_PORT=${J_PINGPONG_PORT:-7206}
+C_BUSY_POLL_US=${C_BUSY_POLL_US:-50}
+C_SPIN_PORT=${C_SPIN_PORT:-7316}
 export JAVA_SERVER_HTTP_PORT=${JAVA_SERVER_HTTP_PORT:-8080}
 RESULTS_FILE=${RESULTS_FILE:-$BIN/compare-results.txt}
 LOG=$(mktemp -d /tmp/compare.XXXXXX)
@@ -86,11 +91,18 @@ start_servers() {
   c_hello=$!
   "$BIN/baseline_server" pingpong "$ADDR" "$C_PINGPONG_PORT" > "$LOG/c-pingpong.log" 2>&1 &
   c_pingpong=$!
+  if [ "$C_BUSY_POLL_US" -gt 0 ]; then
+    "$BIN/baseline_server" pingpong "$ADDR" "$C_SPIN_PORT" --busy-poll-us "$C_BUSY_POLL_US" > "$LOG/c-spin.log" 2>&1 &
+    c_spin=$!
+  fi
   local t0=$SECONDS
   "$HERE/java-server.sh" both "$ADDR" "$J_HELLO_PORT" "$J_PINGPONG_PORT" > "$LOG/java.log" 2>&1 &
   java_wrapper=$!
   wait_for_line "$LOG/c-hello.log" listening 10 "$c_hello" || { fail "C hello server did not start"; cat "$LOG/c-hello.log"; return 1; }
   wait_for_line "$LOG/c-pingpong.log" listening 10 "$c_pingpong" || { fail "C pingpong server did not start"; cat "$LOG/c-pingpong.log"; return 1; }
+  if [ -n "${c_spin:-}" ]; then
+    wait_for_line "$LOG/c-spin.log" listening 10 "$c_spin" || { fail "C busy-polling pingpong server did not start"; cat "$LOG/c-spin.log"; return 1; }
+  fi
   wait_for_line "$LOG/java.log" 'java-server: listening' "${JAVA_SERVER_START_TIMEOUT:-300}" "$java_wrapper" \
     || { fail "Java server did not start"; tail -n 80 "$LOG/java.log"; return 1; }
   java_pid=$(sed -n 's/^java-server: listening .* pid=\([0-9]*\).*/\1/p' "$LOG/java.log")
@@ -103,6 +115,7 @@ run() {
   case $server/$proto in
     c/hello) port=$C_HELLO_PORT; pid=$c_hello;;
     c/pingpong) port=$C_PINGPONG_PORT; pid=$c_pingpong;;
+    cspin/pingpong) port=$C_SPIN_PORT; pid=$c_spin;;
     java/hello) port=$J_HELLO_PORT; pid=$java_pid;;
     java/pingpong) port=$J_PINGPONG_PORT; pid=$java_pid;;
   esac
@@ -154,12 +167,12 @@ pooled() {
 
 stop_servers() {
   local p rc
-  for p in ${java_wrapper:-} ${c_hello:-} ${c_pingpong:-}; do kill -TERM "$p" 2>/dev/null; done
-  for p in ${java_wrapper:-} ${c_hello:-} ${c_pingpong:-}; do
+  for p in ${java_wrapper:-} ${c_hello:-} ${c_pingpong:-} ${c_spin:-}; do kill -TERM "$p" 2>/dev/null; done
+  for p in ${java_wrapper:-} ${c_hello:-} ${c_pingpong:-} ${c_spin:-}; do
     wait "$p"; rc=$?
     [ "$rc" = 0 ] || fail "server pid $p exited $rc after SIGTERM"
   done
-  grep -h 'stopped:' "$LOG/c-hello.log" "$LOG/c-pingpong.log" | sed 's/^/INFO /'
+  grep -h 'stopped:' "$LOG"/c-*.log | sed 's/^/INFO /'
   echo "INFO java_log_lines=$(wc -l < "$LOG/java.log") java_log_errors=$(grep -c ' ERROR ' "$LOG/java.log")" \
        "java_log_warns=$(grep -c ' WARN ' "$LOG/java.log")"
   grep -E ' (ERROR|WARN) ' "$LOG/java.log" | sed -E 's/^[^ ]+ +//' | sort | uniq -c | sort -rn | head -n 5 | sed 's/^/INFO java log: /'
@@ -176,6 +189,7 @@ main() {
     HELLO_CYCLES_8=$WARMUP_HELLO run "$server" hello 8 warmup
     PINGPONG_ROUNDS_4=$WARMUP_PINGPONG run "$server" pingpong 4 warmup
   done
+  [ -z "${c_spin:-}" ] || PINGPONG_ROUNDS_4=$WARMUP_PINGPONG run cspin pingpong 4 warmup
   echo "INFO warmup_seconds=$((SECONDS - t0))"
   memory after-warmup
 
@@ -183,7 +197,10 @@ main() {
   for rep in $(seq "$ROUNDS"); do
     if [ $((rep % 2)) = 1 ]; then order="c java"; else order="java c"; fi
     for test in "hello 1" "hello 8" "pingpong 1" "pingpong 4"; do
-      for server in $order; do
+      servers=$order
+      # the busy-polling C server in the middle: each pair of neighbours stays back to back
+      case "$test/${c_spin:-}" in pingpong*/?*) servers="${order% *} cspin ${order#* }";; esac
+      for server in $servers; do
         # shellcheck disable=SC2086
         run "$server" $test "$rep"
       done

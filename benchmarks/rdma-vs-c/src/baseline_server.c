@@ -2,7 +2,7 @@
  * baseline_server.c - the C baseline for the rdma-vs-c comparison: a librpma server
  * doing the same work as the Java sample app, on one thread, with one poll() loop.
  *
- *   baseline_server hello|pingpong ADDR PORT
+ *   baseline_server hello|pingpong ADDR PORT [--busy-poll-us N]
  *
  * Serves until SIGINT/SIGTERM, then disconnects every client, waits (bounded) for
  * their CLOSED events, deletes everything and exits 0 (1 if anything failed).
@@ -19,6 +19,11 @@
  * The event loop polls: a signalfd, the endpoint fd (non-blocking) and, for each
  * connection, its CM event fd (non-blocking) and, in pingpong mode, the fd of its
  * completion channel (non-blocking). Every librpma object is owned by this thread.
+ *
+ * --busy-poll-us N (pingpong): before blocking in poll(), poll the connections' CQs with
+ * rpma_cq_get_wc for up to N microseconds (sched_yield() between looks, so that other
+ * runnable threads on this CPU go on), as the Java sample app does with
+ * sample.pingpong.busy-poll-micros: the same algorithm on both sides. Default 0: block at once.
  *
  * Written against the public API in <librpma.h> (librpma 1.2/1.3).
  */
@@ -37,6 +42,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/signalfd.h>
+#include <sched.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -69,6 +75,7 @@ static struct {
 } stats;
 
 static enum mode mode;
+static uint64_t busy_poll_ns;
 static struct rpma_peer *peer;
 static struct rpma_ep *ep;
 static struct client *clients;
@@ -289,6 +296,33 @@ broken:
 	client_start_disconnect(c);
 }
 
+/* the work completions of one rpma_cq_get_wc */
+static void process_wcs(struct client *c, struct ibv_wc *wc, int got)
+{
+	for (int i = 0; i < got && !c->dead; i++) {
+		if (wc[i].status != IBV_WC_SUCCESS) {
+			/* flushed work requests after a disconnect are expected */
+			if (!c->disconnect_sent) {
+				fprintf(stderr, "baseline_server: connection %lu: completion %s\n",
+					c->id, ibv_wc_status_str(wc[i].status));
+				stats.wc_errors++;
+				client_start_disconnect(c);
+			}
+			continue;
+		}
+		if (wc[i].opcode == IBV_WC_RECV) {
+			if (wc[i].byte_len != sizeof(uint64_t)) {
+				stats.wc_errors++;
+				client_start_disconnect(c);
+				continue;
+			}
+			if (!c->disconnect_sent)
+				handle_message(c, le64toh(*c->recv_buf));
+		}
+		/* IBV_WC_SEND: nothing to do, the buffer is reused only after the next receive */
+	}
+}
+
 static void handle_completions(struct client *c)
 {
 	/* consume the channel event and re-arm the CQ, then drain it: a completion that
@@ -312,31 +346,38 @@ static void handle_completions(struct client *c)
 			client_close(c, true);
 			return;
 		}
-		for (int i = 0; i < got && !c->dead; i++) {
-			if (wc[i].status != IBV_WC_SUCCESS) {
-				/* flushed work requests after a disconnect are expected */
-				if (!c->disconnect_sent) {
-					fprintf(stderr, "baseline_server: connection %lu: completion %s\n",
-						c->id, ibv_wc_status_str(wc[i].status));
-					stats.wc_errors++;
-					client_start_disconnect(c);
-				}
-				continue;
-			}
-			if (wc[i].opcode == IBV_WC_RECV) {
-				if (wc[i].byte_len != sizeof(uint64_t)) {
-					stats.wc_errors++;
-					client_start_disconnect(c);
-					continue;
-				}
-				if (!c->disconnect_sent)
-					handle_message(c, le64toh(*c->recv_buf));
-			}
-			/* IBV_WC_SEND: nothing to do, the buffer is reused only after the next receive */
-		}
+		process_wcs(c, wc, got);
 		if (got < WC_BATCH)
 			return;
 	}
+}
+
+static uint64_t now_ns(void)
+{
+	struct timespec t;
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
+}
+
+/*
+ * --busy-poll-us: look at every connection's CQ until one has completions or the time is
+ * up. The CQs stay armed, so what is found here also left an event on its channel: the
+ * next poll() returns at once and only consumes it.
+ */
+static void busy_poll(void)
+{
+	uint64_t deadline = now_ns() + busy_poll_ns;
+	struct ibv_wc wc[WC_BATCH];
+	do {
+		for (struct client *c = clients; c; c = c->next) {
+			int got = 0;
+			if (c->dead || !c->cq || rpma_cq_get_wc(c->cq, WC_BATCH, wc, &got) || got == 0)
+				continue;
+			process_wcs(c, wc, got);
+			return;
+		}
+		sched_yield();
+	} while (now_ns() < deadline);
 }
 
 static void reap_dead(void)
@@ -363,10 +404,13 @@ static unsigned count_clients(void)
 
 int main(int argc, char **argv)
 {
-	if (argc != 4 || (strcmp(argv[1], "hello") && strcmp(argv[1], "pingpong"))) {
-		fprintf(stderr, "usage: %s hello|pingpong ADDR PORT\n", argv[0]);
+	if ((argc != 4 && !(argc == 6 && strcmp(argv[4], "--busy-poll-us") == 0)) ||
+			(strcmp(argv[1], "hello") && strcmp(argv[1], "pingpong"))) {
+		fprintf(stderr, "usage: %s hello|pingpong ADDR PORT [--busy-poll-us N]\n", argv[0]);
 		return 2;
 	}
+	if (argc == 6)
+		busy_poll_ns = strtoull(argv[5], NULL, 10) * 1000u;
 	mode = strcmp(argv[1], "hello") == 0 ? MODE_HELLO : MODE_PINGPONG;
 	const char *addr = argv[2], *port = argv[3];
 	int ret, rc = 0;
@@ -416,6 +460,11 @@ int main(int argc, char **argv)
 	uint64_t deadline = 0;
 
 	for (;;) {
+		/* before the poll set is built: busy_poll() may close connections */
+		if (busy_poll_ns && mode == MODE_PINGPONG && clients && !stopping) {
+			busy_poll();
+			reap_dead();
+		}
 		size_t need = 2 + 2 * (size_t)count_clients();
 		if (need > cap) {
 			cap = need * 2;
