@@ -78,6 +78,11 @@ final class RpmaAcceptor implements Runnable {
 
     private final FdPoller poller = new FdPoller(MAX_CONNECTIONS + 1);
 
+    /** Looks at the endpoint fd alone, without a wait, in the middle of a loop round. */
+    private final FdPoller endpointPoller = new FdPoller(1);
+
+    private final int[] endpointFdOnly = { -1 };
+
     private final ConcurrentLinkedQueue<Runnable> tasks = new ConcurrentLinkedQueue<>();
 
     /**
@@ -162,6 +167,7 @@ final class RpmaAcceptor implements Runnable {
         try {
             this.endpoint.configureBlocking(false);
             int endpointFd = this.endpoint.fd();
+            this.endpointFdOnly[0] = endpointFd;
             while (!this.stopRequested) {
                 iterate(endpointFd, true);
             }
@@ -200,7 +206,7 @@ final class RpmaAcceptor implements Runnable {
         }
         for (int i = 0; i < tracked; i++) {
             if (this.poller.isReadable(firstConnection + i)) {
-                drainEvents(this.connections.get(i));
+                readEvent(this.connections.get(i));
             }
         }
         this.connections.removeIf((connection) -> connection.deleted);
@@ -235,12 +241,17 @@ final class RpmaAcceptor implements Runnable {
 
     /**
      * Takes requests while librpma has them, up to {@link #REQUESTS_PER_ROUND}: a burst costs one
-     * loop round and ends with a single empty look, while an empty endpoint is looked at only when
-     * its fd is readable or once per poll interval.
+     * loop round and ends with a single empty look, a lone request none (its fd is polled instead),
+     * while an empty endpoint is looked at only when its fd is readable or once per poll interval.
      */
     private void acceptAvailable() {
         this.nextUnpromptedLook = System.nanoTime() + this.settings.pollInterval().toNanos();
         for (int i = 0; i < REQUESTS_PER_ROUND && !this.stopRequested; i++) {
+            if (i == 1 && this.endpointPoller.await(this.endpointFdOnly, 1, 0) == 0) {
+                // A lone request, the common case: a look now would find nothing, and librpma reports
+                // that as an ERROR line through the JNA log callback. A real burst keeps the fd readable.
+                return;
+            }
             RpmaConnectionRequest request;
             this.channel.writeLock().lock();
             try {
@@ -408,27 +419,33 @@ final class RpmaAcceptor implements Runnable {
         }
     }
 
-    private void drainEvents(RpmaServerConnection connection) {
-        while (!connection.deleted && !connection.isClosed()) {
-            RpmaConnectionEvent event;
-            try {
-                event = connection.connection().nextEvent();
-            }
-            catch (RpmaException ex) {
-                this.statistics.recordError(ex);
-                logger.warn("Reading an event of a connection on endpoint '" + endpointName() + "' failed; it is"
-                        + " treated as lost: " + ex.getMessage());
-                event = RpmaConnectionEvent.LOST;
-            }
-            if (event == null) {
-                return;
-            }
-            this.statistics.recordEvent(event);
-            connection.onEvent(event);
-            notifyListeners(connection, event);
-            if (event != RpmaConnectionEvent.ESTABLISHED) {
-                teardown(connection, event);
-            }
+    /**
+     * One event per readable poll, as the fd stays readable while events are queued: reading until
+     * librpma has none would end every drain with a failed read that librpma logs at ERROR, through
+     * the JNA log callback, once per connection event.
+     */
+    private void readEvent(RpmaServerConnection connection) {
+        if (connection.deleted || connection.isClosed()) {
+            return;
+        }
+        RpmaConnectionEvent event;
+        try {
+            event = connection.connection().nextEvent();
+        }
+        catch (RpmaException ex) {
+            this.statistics.recordError(ex);
+            logger.warn("Reading an event of a connection on endpoint '" + endpointName() + "' failed; it is"
+                    + " treated as lost: " + ex.getMessage());
+            event = RpmaConnectionEvent.LOST;
+        }
+        if (event == null) {
+            return;
+        }
+        this.statistics.recordEvent(event);
+        connection.onEvent(event);
+        notifyListeners(connection, event);
+        if (event != RpmaConnectionEvent.ESTABLISHED) {
+            teardown(connection, event);
         }
     }
 
@@ -577,6 +594,7 @@ final class RpmaAcceptor implements Runnable {
         }
         finally {
             this.poller.close();
+            this.endpointPoller.close();
         }
     }
 
