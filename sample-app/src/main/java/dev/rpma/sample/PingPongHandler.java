@@ -3,23 +3,26 @@ package dev.rpma.sample;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.time.Duration;
+import java.util.concurrent.Semaphore;
 
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
+import org.springframework.beans.factory.annotation.Value;
 import org.springframework.stereotype.Component;
 
-import dev.rpma.client.CompletionWaiter;
 import dev.rpma.client.protocol.ExampleProtocols;
 import dev.rpma.jna.CompletionMode;
 import dev.rpma.jna.MemoryUsage;
-import dev.rpma.jna.RpmaCompletion;
+import dev.rpma.jna.RpmaCompletionQueue;
+import dev.rpma.jna.RpmaCompletions;
 import dev.rpma.jna.RpmaConnection;
 import dev.rpma.jna.RpmaException;
 import dev.rpma.jna.RpmaMemoryRegion;
 import dev.rpma.jna.RpmaOpcode;
 import dev.rpma.jna.RpmaPeer;
+import dev.rpma.jna.io.FdPoller;
 import dev.rpma.spring.annotation.RpmaConnectionHandler;
 import dev.rpma.spring.server.RpmaIncomingRequest;
 import dev.rpma.spring.server.RpmaServerConnection;
@@ -34,6 +37,14 @@ import dev.rpma.spring.server.RpmaServerConnection;
  * registered buffers, which it deregisters before it returns. It waits for completions in slices,
  * so that it notices a connection the client closed or lost (the acceptor then disconnects it, which
  * flushes the posted receive) and a server that is stopping.
+ *
+ * <p>Each wake-up costs what the C baseline's does ({@code benchmarks/rdma-vs-c}): {@code poll()} on the
+ * completion channel, {@code rpma_cq_wait} (consume the event, re-arm), and {@code rpma_cq_get_wc}
+ * until a batch comes back short; the completions are read in place, nothing is allocated per
+ * message. With {@code sample.pingpong.busy-poll-micros} above 0 the session polls its queue that
+ * long before it sleeps on the channel, when fewer than {@code sample.pingpong.busy-poll-sessions}
+ * sessions (default: half the CPUs, at least one) are polling at that moment; the others sleep at
+ * once (see docs/performance.md for what that buys and costs).
  *
  * <p>Meters: {@code sample.pingpong.rounds} (exchanges served) and {@code sample.pingpong.sessions}
  * tagged {@code outcome}: {@code done} (the client said I_M_DONE), {@code closed} (the connection
@@ -51,8 +62,14 @@ class PingPongHandler {
     /** How long to wait for ESTABLISHED after accepting. */
     private static final Duration ESTABLISH_TIMEOUT = Duration.ofSeconds(30);
 
-    /** How often a quiet session looks whether its connection is still open. */
-    private static final Duration SLICE = Duration.ofMillis(500);
+    /** How often a quiet session looks whether its connection is still open, in ms. */
+    private static final int SLICE_MILLIS = 500;
+
+    /** Completions taken per {@code rpma_cq_get_wc}. */
+    private static final int BATCH = 8;
+
+    /** {@code IBV_WC_WR_FLUSH_ERR}: how a closed connection shows up on the data path. */
+    private static final int WC_FLUSHED = 5;
 
     private final Counter rounds;
 
@@ -62,7 +79,20 @@ class PingPongHandler {
 
     private final Counter failed;
 
-    PingPongHandler(MeterRegistry registry) {
+    private final long busyPollNanos;
+
+    /**
+     * Sessions allowed to busy-poll at the same time. A spinning session holds a CPU; more spinners
+     * than CPUs would take them from the threads that must run for a message to arrive (the peer's,
+     * soft-RoCE's), and the sessions that lose their CPU pay a scheduler time slice in latency.
+     */
+    private final Semaphore spinners;
+
+    PingPongHandler(MeterRegistry registry, @Value("${sample.pingpong.busy-poll-micros:0}") long busyPollMicros,
+            @Value("${sample.pingpong.busy-poll-sessions:0}") int busyPollSessions) {
+        this.busyPollNanos = busyPollMicros * 1000;
+        this.spinners = new Semaphore((busyPollSessions > 0) ? busyPollSessions
+                : Math.max(1, Runtime.getRuntime().availableProcessors() / 2));
         this.rounds = Counter.builder("sample.pingpong.rounds")
             .description("Ping-pong exchanges served (a counter received and its successor sent)")
             .register(registry);
@@ -166,31 +196,103 @@ class PingPongHandler {
         }
 
         void serve(RpmaServerConnection server) {
-            try (CompletionWaiter completions = new CompletionWaiter(this.connection)) {
+            RpmaCompletionQueue rcq = this.connection.receiveCompletionQueue();
+            RpmaCompletionQueue[] queues = (rcq != null)
+                    ? new RpmaCompletionQueue[] { this.connection.completionQueue(), rcq }
+                    : new RpmaCompletionQueue[] { this.connection.completionQueue() };
+            int[] fds = new int[queues.length];
+            for (int i = 0; i < queues.length; i++) {
+                fds[i] = queues[i].fd();
+            }
+            RpmaCompletions batch = new RpmaCompletions(BATCH);
+            try (FdPoller poller = new FdPoller(queues.length)) {
+                // what completed before the first wait
+                drain(queues, batch);
                 while (!this.finished) {
-                    int got = completions.await(SLICE, this::onCompletion);
-                    if (got == 0 && server.isClosed()) {
-                        this.outcome = "closed";
-                        return;
+                    if (PingPongHandler.this.busyPollNanos > 0 && PingPongHandler.this.spinners.tryAcquire()) {
+                        try {
+                            if (busyPoll(queues, batch)) {
+                                continue;
+                            }
+                        }
+                        finally {
+                            PingPongHandler.this.spinners.release();
+                        }
                     }
+                    if (poller.await(fds, fds.length, SLICE_MILLIS) == 0) {
+                        if (server.isClosed()) {
+                            this.outcome = "closed";
+                            return;
+                        }
+                        continue;
+                    }
+                    for (int i = 0; i < queues.length; i++) {
+                        if (poller.isReadable(i)) {
+                            // consumes the channel's event and re-arms the queue; does not block here
+                            queues[i].await();
+                        }
+                    }
+                    drain(queues, batch);
                 }
             }
         }
 
-        private void onCompletion(RpmaCompletion completion) {
+        /**
+         * Takes completions until a batch comes back short. The queues were re-armed before, so a
+         * completion that arrives after the last look raises a new event: no look more is needed.
+         */
+        private void drain(RpmaCompletionQueue[] queues, RpmaCompletions batch) {
+            for (RpmaCompletionQueue queue : queues) {
+                int got;
+                do {
+                    got = queue.poll(batch);
+                    for (int i = 0; i < got; i++) {
+                        onCompletion(batch, i);
+                    }
+                }
+                while (got == batch.capacity());
+            }
+        }
+
+        /**
+         * Polls the queues for up to the busy-poll time; {@code true} when completions came. Their
+         * events stay on the channel, so the next wait returns at once and only consumes them.
+         */
+        private boolean busyPoll(RpmaCompletionQueue[] queues, RpmaCompletions batch) {
+            long deadline = System.nanoTime() + PingPongHandler.this.busyPollNanos;
+            do {
+                for (RpmaCompletionQueue queue : queues) {
+                    int got = queue.poll(batch);
+                    if (got > 0) {
+                        for (int i = 0; i < got; i++) {
+                            onCompletion(batch, i);
+                        }
+                        return true;
+                    }
+                }
+                // lets another runnable thread on this CPU (a client, another session) go on
+                Thread.yield();
+            }
+            while (System.nanoTime() - deadline < 0);
+            return false;
+        }
+
+        private void onCompletion(RpmaCompletions batch, int index) {
             if (this.finished) {
                 return;
             }
-            if (!completion.isSuccess()) {
-                // a flushed receive (status 5) is how a closed connection shows up on the data path
-                this.outcome = (completion.status() == 5) ? "closed" : "failed";
-                if (completion.status() != 5) {
-                    logger.warn("pingpong: " + completion.opcode() + " failed with ibv_wc_status " + completion.status());
+            if (!batch.isSuccess(index)) {
+                int status = batch.status(index);
+                // a flushed receive is how a closed connection shows up on the data path
+                this.outcome = (status == WC_FLUSHED) ? "closed" : "failed";
+                if (status != WC_FLUSHED) {
+                    logger.warn("pingpong: " + batch.opcode(index) + " failed with ibv_wc_status " + status);
                 }
                 this.finished = true;
                 return;
             }
-            if (completion.opcode() == RpmaOpcode.SEND) {
+            int opcode = batch.opcodeValue(index);
+            if (opcode == RpmaOpcode.SEND.code()) {
                 this.sendInFlight = false;
                 if (this.replyDeferred) {
                     this.replyDeferred = false;
@@ -198,8 +300,8 @@ class PingPongHandler {
                 }
                 return;
             }
-            if (completion.opcode() != RpmaOpcode.RECV || completion.byteLength() != ExampleProtocols.MESSAGE_SIZE) {
-                logger.warn("pingpong: unexpected completion " + completion + "; ending the session");
+            if (opcode != RpmaOpcode.RECV.code() || batch.byteLength(index) != ExampleProtocols.MESSAGE_SIZE) {
+                logger.warn("pingpong: unexpected completion " + batch.get(index) + "; ending the session");
                 this.finished = true;
                 return;
             }
