@@ -19,13 +19,17 @@
 # Environment (defaults in brackets):
 #   ADDR [$RPMA_TEST_SAME_IP or 198.18.0.1]   the address all servers listen on
 #   ROUNDS [6]
-#   HELLO_CYCLES [100]          sequential connect/disconnect cycles per round (1 client)
+#   HELLO_CYCLES [200]          sequential connect/disconnect cycles per round (1 client)
 #   HELLO_CYCLES_8 [15]         cycles per client and round with 8 concurrent clients
 #   PINGPONG_ROUNDS [2000]      measured round trips per round, 1 client (6 rounds: 12,000)
 #   PINGPONG_ROUNDS_4 [500]     measured round trips per client and round, 4 clients (12,000)
 #   PINGPONG_WARMUP [200]       unmeasured round trips per connection before those
 #   WARMUP_HELLO [250]          warm-up cycles per client (8 clients) per server
 #   WARMUP_PINGPONG [10000]     warm-up round trips per client (4 clients) per server
+#   JIT_SETTLE_ROUNDS [8]       after the warm-up, unmeasured rounds of the measured tests against the
+#                               Java server until its JIT compiler threads used less than
+#                               JIT_QUIET_MS [100] of CPU in one (at most this many): a compilation
+#                               that lands in a measured round takes a vCPU from server and client
 #   C_BUSY_POLL_US [50]         a third server for the ping-pong tests: baseline_server pingpong
 #                               --busy-poll-us N (port C_SPIN_PORT, 7316), the algorithm of the
 #                               sample app's sample.pingpong.busy-poll-micros in C; 0: none
@@ -37,7 +41,7 @@ HERE=$(dirname "$(realpath "$0")")
 BIN=${BIN:-$HERE/target}
 ADDR=${ADDR:-${RPMA_TEST_SAME_IP:-198.18.0.1}}
 ROUNDS=${ROUNDS:-6}
-HELLO_CYCLES=${HELLO_CYCLES:-100}
+HELLO_CYCLES=${HELLO_CYCLES:-200}
 HELLO_CYCLES_8=${HELLO_CYCLES_8:-15}
 PINGPONG_ROUNDS=${PINGPONG_ROUNDS:-2000}
 PINGPONG_ROUNDS_4=${PINGPONG_ROUNDS_4:-500}
@@ -48,6 +52,8 @@ C_HELLO_PORT=${C_HELLO_PORT:-7304}
 C_PINGPONG_PORT=${C_PINGPONG_PORT:-7306}
 J_HELLO_PORT=${J_HELLO_PORT:-7204}
 J_PINGPONG_PORT=${J_PINGPONG_PORT:-7206}
+JIT_SETTLE_ROUNDS=${JIT_SETTLE_ROUNDS:-8}
+JIT_QUIET_MS=${JIT_QUIET_MS:-100}
 C_BUSY_POLL_US=${C_BUSY_POLL_US:-50}
 C_SPIN_PORT=${C_SPIN_PORT:-7316}
 export JAVA_SERVER_HTTP_PORT=${JAVA_SERVER_HTTP_PORT:-8080}
@@ -68,6 +74,10 @@ thread_delta() {
   awk -v hz="$(getconf CLK_TCK)" 'NR == FNR { before[$1] = $2; next }
        { d = $2 - before[$1]; if (d > 0) print d * 1000 / hz, $3 }' "$1" "$2" \
     | sort -rn | head -n 6 | awk '{ printf "%s%s=%d", (NR > 1 ? " " : ""), $2, $1 }'
+}
+# CPU ms of the JIT compiler threads of PID so far
+jit_ms() {
+  thread_ticks "$1" | awk -v hz="$(getconf CLK_TCK)" '$3 ~ /^C[12]_CompilerThre/ { t += $2 } END { print int(t * 1000 / hz) }'
 }
 rss_kb() { awk -v k="$2:" '$1==k {print $2}' "/proc/$1/status" 2>/dev/null; }
 metric() {   # NAME TAG -> the value of an actuator metric, or n/a
@@ -190,10 +200,21 @@ main() {
     PINGPONG_ROUNDS_4=$WARMUP_PINGPONG run "$server" pingpong 4 warmup
   done
   [ -z "${c_spin:-}" ] || PINGPONG_ROUNDS_4=$WARMUP_PINGPONG run cspin pingpong 4 warmup
+  local settle jit0 jit1 test
+  for settle in $(seq "$JIT_SETTLE_ROUNDS"); do
+    jit0=$(jit_ms "$java_pid")
+    for test in "hello 1" "hello 8" "pingpong 1" "pingpong 4"; do
+      # shellcheck disable=SC2086
+      run java $test warmup
+    done
+    jit1=$(jit_ms "$java_pid")
+    echo "INFO jit_settle round=$settle compiler_ms=$((jit1 - jit0))"
+    [ $((jit1 - jit0)) -lt "$JIT_QUIET_MS" ] && break
+  done
   echo "INFO warmup_seconds=$((SECONDS - t0))"
   memory after-warmup
 
-  local rep order test
+  local rep order
   for rep in $(seq "$ROUNDS"); do
     if [ $((rep % 2)) = 1 ]; then order="c java"; else order="java c"; fi
     for test in "hello 1" "hello 8" "pingpong 1" "pingpong 4"; do

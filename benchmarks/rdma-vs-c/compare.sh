@@ -23,6 +23,11 @@ if [ "${SKIP_BUILD:-0}" != 1 ]; then
 fi
 mkdir -p "$HERE/target"
 rm -f "$HERE/target/compare-results.txt"
+# the VM reads the host's files as they are: a copy, so that a rebuild during the run cannot change the jar
+if [ -z "${SAMPLE_JAR:-}" ]; then
+  cp "$(ls "$ROOT"/sample-app/target/sample-app-*.jar | grep -v -- '-plain\.jar$' | head -1)" "$HERE/target/sample-app.jar"
+  export SAMPLE_JAR=$HERE/target/sample-app.jar
+fi
 echo "== host: $(nproc) CPUs, load average before: $(cut -d' ' -f1-3 /proc/loadavg)"
 set +e
 "$ROOT/tools/rxe-vm/rxe-vm.sh" -t 1200 "$@" -w "$HERE/target" -- "$HERE/compare-in-vm.sh"
