@@ -3,6 +3,7 @@ package dev.rpma.spring.server;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.ThreadPoolExecutor;
@@ -19,12 +20,6 @@ import dev.rpma.jna.RpmaEndpoint;
  * gracefully (see {@link RpmaEndpointSettings#gracePeriod()}).
  */
 public final class RpmaEndpointServer {
-
-    /**
-     * How long an idle handler thread (one per endpoint) polls for the next request before it parks:
-     * a request in a burst then costs neither an unpark on the acceptor nor a wake-up of the handler.
-     */
-    static final long HANDLER_SPIN_NANOS = TimeUnit.MICROSECONDS.toNanos(20);
 
     private final RpmaEndpointSettings settings;
 
@@ -56,7 +51,7 @@ public final class RpmaEndpointServer {
         this.requestConfig = requestConfig;
         this.statistics = new RpmaEndpointStatistics((error) -> observer.error(settings.name(), error));
         this.executor = new ThreadPoolExecutor(settings.handlerThreads(), settings.handlerThreads(), 0,
-                TimeUnit.MILLISECONDS, new RpmaHandlerQueue(settings.queueCapacity(), HANDLER_SPIN_NANOS),
+                TimeUnit.MILLISECONDS, new ArrayBlockingQueue<>(settings.queueCapacity()),
                 threadFactory("rpma-" + settings.name() + "-handler-"));
         this.acceptor = new RpmaAcceptor(settings, endpoint, requestConfig, this.executor, handler, this.statistics,
                 observer, List.copyOf(listeners));
