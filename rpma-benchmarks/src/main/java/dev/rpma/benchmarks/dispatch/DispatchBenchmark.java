@@ -58,9 +58,12 @@ import dev.rpma.spring.server.RpmaServerObserver;
  * <li><b>starter, @RpmaConnectionHandler, saturated</b>: the same with the handler written as
  * applications write it, an annotated bean method found by the starter's bean post-processor and
  * invoked through its registry;
+ * <li><b>starter, inline handler, saturated</b>: the same with {@code inline-handler} on: the handler
+ * runs on the acceptor thread (for handlers that decide at once and never block), so there is no
+ * hand-off to a handler thread and back;
  * <li><b>starter, one at a time</b>: the server with the starter's defaults (queue 64, 4 handler
  * threads); the next request is queued once the previous one was handled: dispatch latency with no
- * queueing;
+ * queueing; and the same with the inline handler;
  * <li><b>starter, paced</b>: 4 x {@code --latency-samples} requests arrive at a fixed rate, by default
  * 10% and 50% of the saturated throughput, with the starter's defaults (queue 64, 4 handler
  * threads); a feeder that was descheduled skips ahead rather than sending a burst.
@@ -77,7 +80,7 @@ import dev.rpma.spring.server.RpmaServerObserver;
  * {@code --handler-threads N} (4), {@code --latency-samples N} (5000), {@code --paced-load F,F...}
  * (0.1,0.5; empty skips the paced runs), {@code --paced-rate R,R...} (requests per second instead of
  * fractions of the measured throughput), {@code --profile
- * bare-raw|bare-typed|starter|starter-annotated|one-at-a-time} (only that variant, {@code --rounds}
+ * bare-raw|bare-typed|starter|starter-annotated|starter-inline|one-at-a-time|one-at-a-time-inline} (only that variant, {@code --rounds}
  * times, to attach a profiler such as JFR).
  */
 public final class DispatchBenchmark {
@@ -123,6 +126,8 @@ public final class DispatchBenchmark {
 
     private boolean profileOneAtATime;
 
+    private boolean profileInline;
+
     public static void main(String[] args) throws Exception {
         DispatchBenchmark benchmark = new DispatchBenchmark();
         benchmark.parse(args);
@@ -144,8 +149,9 @@ public final class DispatchBenchmark {
                 case "--paced-load" -> this.pacedLoads = numbers(value);
                 case "--paced-rate" -> this.pacedRates = numbers(value);
                 case "--profile" -> {
-                    if (value.equals("one-at-a-time")) {
+                    if (value.startsWith("one-at-a-time")) {
                         this.profileOneAtATime = true;
+                        this.profileInline = value.equals("one-at-a-time-inline");
                     }
                     else {
                         this.profile = Variant.valueOf(value.toUpperCase(Locale.ROOT).replace('-', '_'));
@@ -166,7 +172,8 @@ public final class DispatchBenchmark {
 
     private enum Variant {
         BARE_RAW("bare loop, raw fake calls"), BARE_TYPED("bare loop, typed API"), STARTER("starter, saturated"),
-        STARTER_ANNOTATED("starter, @RpmaConnectionHandler, saturated");
+        STARTER_ANNOTATED("starter, @RpmaConnectionHandler, saturated"),
+        STARTER_INLINE("starter, inline handler, saturated");
 
         final String label;
 
@@ -193,7 +200,7 @@ public final class DispatchBenchmark {
     private void run() throws Exception {
         if (this.profileOneAtATime) {
             long start = System.nanoTime();
-            Round round = starterOneAtATime();
+            Round round = starterOneAtATime(this.profileInline);
             System.out.printf(Locale.ROOT, "one at a time: %d requests in %.1f s, acceptor %.2f us CPU per request%n",
                     this.latencySamples, (System.nanoTime() - start) / 1e9, round.loopCpuNanos() / 1e3);
             return;
@@ -233,7 +240,8 @@ public final class DispatchBenchmark {
         List<Round> bareTyped = results.get(Variant.BARE_TYPED.ordinal());
         List<Round> bareRaw = results.get(Variant.BARE_RAW.ordinal());
         double starterRate = median(starter, Round::perSecond);
-        Round idle = starterOneAtATime();
+        Round idle = starterOneAtATime(false);
+        Round idleInline = starterOneAtATime(true);
         double[] pacedAt = (this.pacedRates.length > 0) ? this.pacedRates
                 : Arrays.stream(this.pacedLoads).map((load) -> load * starterRate).toArray();
         List<Round> paced = new ArrayList<>();
@@ -255,6 +263,8 @@ public final class DispatchBenchmark {
         }
         printRow("starter, one request at a time (64/4)", Double.NaN, Double.NaN, idle.latencies(), idle.loopCpuNanos(),
                 idle.handlersCpuNanos(), idle.bytesPerRequest());
+        printRow("starter, inline handler, one at a time", Double.NaN, Double.NaN, idleInline.latencies(),
+                idleInline.loopCpuNanos(), idleInline.handlersCpuNanos(), idleInline.bytesPerRequest());
         for (int i = 0; i < pacedAt.length; i++) {
             Round round = paced.get(i);
             printRow(String.format(Locale.ROOT, "starter, paced at %.0f req/s (64/4)", pacedAt[i]), round.perSecond(),
@@ -308,6 +318,13 @@ public final class DispatchBenchmark {
                 + " segments)%s; target < %d us (one at a time): %s%n", idleP99 / 1e3, idleP99Typical / 1e3, pacedP99,
                 TimeUnit.NANOSECONDS.toMicros(TARGET_P99_NANOS),
                 verdict(idleP99 < TARGET_P99_NANOS, idleP99Typical < TARGET_P99_NANOS));
+        List<Round> inline = results.get(Variant.STARTER_INLINE.ordinal());
+        long inlineP99 = percentile(idleInline.latencies(), 0.99);
+        System.out.printf(Locale.ROOT, "with the inline handler (rpma.server.acceptor.inline-handler, opt-in): throughput /"
+                + " bare loop (typed API) %.3f (medians), %.3f (best rounds); p99 dispatch latency one at a time %.1f us"
+                + " (all samples), %.1f us (median of 10 segments)%n", median(inline, Round::perSecond)
+                        / median(bareTyped, Round::perSecond), best(inline) / best(bareTyped), inlineP99 / 1e3,
+                medianOfSegmentP99(idleInline.latencies(), 10) / 1e3);
         double starterBytes = median(starter, Round::bytesPerRequest);
         double bareBytes = median(bareTyped, Round::bytesPerRequest);
         System.out.printf(Locale.ROOT, "allocation per request: starter %.0f B, bare loop (typed API) %.0f B, so the"
@@ -369,8 +386,9 @@ public final class DispatchBenchmark {
         return switch (variant) {
             case BARE_RAW -> bareRaw();
             case BARE_TYPED -> bareTyped();
-            case STARTER -> starterSaturated(false);
-            case STARTER_ANNOTATED -> starterSaturated(true);
+            case STARTER -> starterSaturated(false, false);
+            case STARTER_ANNOTATED -> starterSaturated(true, false);
+            case STARTER_INLINE -> starterSaturated(false, true);
         };
     }
 
@@ -459,12 +477,13 @@ public final class DispatchBenchmark {
 
     // ---------------------------------------------------------------- the starter
 
-    private Round starterSaturated(boolean annotated) throws Exception {
+    private Round starterSaturated(boolean annotated, boolean inline) throws Exception {
         Fixture fixture = new Fixture(this.requests, this.nextPort++);
         try {
             // a queue that holds the whole backlog: this measures dispatch, not the queue-full path
-            RpmaEndpointServer server = annotated ? fixture.server(this.requests, this.handlerThreads, fixture.annotatedHandler())
-                    : fixture.server(this.requests, this.handlerThreads);
+            RpmaEndpointServer server = annotated
+                    ? fixture.server(this.requests, this.handlerThreads, false, fixture.annotatedHandler())
+                    : fixture.server(this.requests, this.handlerThreads, inline);
             fixture.queue(this.requests);
             server.start();
             long notHandled = fixture.awaitDecided(server, this.requests);
@@ -478,16 +497,16 @@ public final class DispatchBenchmark {
         }
     }
 
-    private Round starterOneAtATime() throws Exception {
+    private Round starterOneAtATime(boolean inline) throws Exception {
         Fixture fixture = new Fixture(this.latencySamples, this.nextPort++);
         try {
-            RpmaEndpointServer server = fixture.server(64, 4);
+            RpmaEndpointServer server = fixture.server(64, 4, inline);
             server.start();
             long allocated = 0;
             long[] cpu = new long[2];
             for (int i = 0; i < this.latencySamples; i++) {
                 if (i == 1) {
-                    // the first request starts the handler threads; count from the second
+                    // the first request pays for what happens once per server; count from the second
                     allocated = -fixture.serverThreadsAllocated();
                     cpu = fixture.serverThreadsCpu();
                 }
@@ -517,7 +536,7 @@ public final class DispatchBenchmark {
         int count = 4 * this.latencySamples;
         Fixture fixture = new Fixture(count, this.nextPort++);
         try {
-            RpmaEndpointServer server = fixture.server(64, 4);
+            RpmaEndpointServer server = fixture.server(64, 4, false);
             server.start();
             long interval = (long) (1e9 / perSecond);
             long start = System.nanoTime();
@@ -595,7 +614,7 @@ public final class DispatchBenchmark {
             return registry.handlerFor(NAME);
         }
 
-        RpmaEndpointServer server(int queueCapacity, int handlerThreads) {
+        RpmaEndpointServer server(int queueCapacity, int handlerThreads, boolean inline) {
             DispatchRecorder recorder = this.recorder;
             RpmaRequestHandler handler = new RpmaRequestHandler() {
 
@@ -613,14 +632,14 @@ public final class DispatchBenchmark {
                     return "DispatchBenchmark.handle";
                 }
             };
-            return server(queueCapacity, handlerThreads, handler);
+            return server(queueCapacity, handlerThreads, inline, handler);
         }
 
-        RpmaEndpointServer server(int queueCapacity, int handlerThreads, RpmaRequestHandler handler) {
+        RpmaEndpointServer server(int queueCapacity, int handlerThreads, boolean inline, RpmaRequestHandler handler) {
             RpmaEndpoint endpoint = this.peer.listen(ADDRESS, this.port);
             this.script = this.fake.endpointAt(ADDRESS, this.port);
             RpmaEndpointSettings settings = new RpmaEndpointSettings(NAME, ADDRESS, this.port, queueCapacity,
-                    handlerThreads, Duration.ofSeconds(5), Duration.ofSeconds(1), Duration.ofSeconds(5), 10);
+                    handlerThreads, Duration.ofSeconds(5), Duration.ofSeconds(1), Duration.ofSeconds(5), 10, inline);
             return new RpmaEndpointServer(settings, endpoint, this.rpma.newConnectionConfig(), handler,
                     RpmaServerObserver.NONE, List.of());
         }

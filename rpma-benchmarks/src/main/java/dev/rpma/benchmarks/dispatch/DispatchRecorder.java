@@ -48,8 +48,8 @@ final class DispatchRecorder {
     /**
      * Handler invocations per second in steady state: from the return of request {@code skip} to the
      * last invocation, counting the invocations in that window. The first requests are left out
-     * because they pay for what happens once per server, not per request (the executor starts its
-     * handler threads on the first requests it gets).
+     * because they pay for what happens once per server, not per request (the acceptor's first
+     * rounds, and until the handler threads were started with the server, their creation).
      */
     double perSecond(int skip) {
         if (this.returned <= skip) {

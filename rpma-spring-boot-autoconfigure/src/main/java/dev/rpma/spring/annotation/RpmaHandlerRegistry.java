@@ -18,8 +18,15 @@ public class RpmaHandlerRegistry {
 
     private final Map<String, List<RpmaHandlerMethod>> handlers = new LinkedHashMap<>();
 
+    /**
+     * Changes with every registration (under the lock), so that a handler resolved before a later
+     * registration (say, of a lazy bean) is looked up again rather than kept.
+     */
+    private volatile int generation;
+
     synchronized void register(RpmaHandlerMethod handler) {
         this.handlers.computeIfAbsent(handler.endpoint(), (endpoint) -> new ArrayList<>()).add(handler);
+        this.generation++;
     }
 
     /** Every registered handler. */
@@ -59,9 +66,15 @@ public class RpmaHandlerRegistry {
         }
     }
 
-    /** A handler that looks up the endpoint's method at each request, so handlers may register after the server. */
+    /**
+     * A handler that looks up the endpoint's method when it is first needed, so handlers may register
+     * after the server. The method found (exactly one) is kept until the next registration: a request
+     * then costs a volatile read, not the registry's lock and a copy of its list.
+     */
     public RpmaRequestHandler handlerFor(String endpoint) {
         return new RpmaRequestHandler() {
+
+            private volatile Resolved resolved;
 
             @Override
             public void handle(RpmaIncomingRequest request) throws Exception {
@@ -70,13 +83,27 @@ public class RpmaHandlerRegistry {
 
             @Override
             public String name() {
+                Resolved current = this.resolved;
+                if (current != null && current.generation == RpmaHandlerRegistry.this.generation) {
+                    return current.method.name();
+                }
                 List<RpmaHandlerMethod> found = found();
                 return found.isEmpty() ? "<no handler for '" + endpoint + "'>" : found.get(0).name();
             }
 
             private RpmaHandlerMethod method() {
-                List<RpmaHandlerMethod> found = found();
+                Resolved current = this.resolved;
+                if (current != null && current.generation == RpmaHandlerRegistry.this.generation) {
+                    return current.method;
+                }
+                int generation;
+                List<RpmaHandlerMethod> found;
+                synchronized (RpmaHandlerRegistry.this) {
+                    generation = RpmaHandlerRegistry.this.generation;
+                    found = List.copyOf(RpmaHandlerRegistry.this.handlers.getOrDefault(endpoint, List.of()));
+                }
                 check(endpoint, found);
+                this.resolved = new Resolved(generation, found.get(0));
                 return found.get(0);
             }
 
@@ -86,5 +113,9 @@ public class RpmaHandlerRegistry {
                 }
             }
         };
+    }
+
+    /** The one method of an endpoint, as of a registry generation. */
+    private record Resolved(int generation, RpmaHandlerMethod method) {
     }
 }

@@ -114,6 +114,10 @@ public final class RpmaEndpointServer {
         this.acceptor.bindTo(acceptorThread);
         this.thread = acceptorThread;
         this.state = RpmaEndpointState.RUNNING;
+        if (!this.settings.inlineHandler()) {
+            // now rather than on the first requests, which would otherwise wait for thread creation
+            this.executor.prestartAllCoreThreads();
+        }
         acceptorThread.start();
     }
 

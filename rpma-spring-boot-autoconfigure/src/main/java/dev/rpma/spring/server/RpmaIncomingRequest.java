@@ -28,8 +28,6 @@ public final class RpmaIncomingRequest {
 
     final RpmaConnectionRequest request;
 
-    private final byte[] privateData;
-
     final long obtainedNanos;
 
     final long deadlineNanos;
@@ -41,7 +39,6 @@ public final class RpmaIncomingRequest {
     RpmaIncomingRequest(RpmaAcceptor acceptor, RpmaConnectionRequest request, long obtainedNanos, long deadlineNanos) {
         this.acceptor = acceptor;
         this.request = request;
-        this.privateData = request.privateData();
         this.obtainedNanos = obtainedNanos;
         this.deadlineNanos = deadlineNanos;
     }
@@ -53,7 +50,8 @@ public final class RpmaIncomingRequest {
 
     /** The private data the client sent (a copy); over RoCE possibly zero-padded. */
     public byte[] privateData() {
-        return this.privateData.clone();
+        // the request's own copy, taken when librpma handed it out, stays private to it
+        return this.request.privateData();
     }
 
     /**
