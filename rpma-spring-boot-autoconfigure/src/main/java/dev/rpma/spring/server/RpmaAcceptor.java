@@ -78,10 +78,12 @@ final class RpmaAcceptor implements Runnable {
 
     private final FdPoller poller = new FdPoller(MAX_CONNECTIONS + 1);
 
-    /** Looks at the endpoint fd alone, without a wait, in the middle of a loop round. */
-    private final FdPoller endpointPoller = new FdPoller(1);
+    /** Looks at one fd (the endpoint's, a connection's) without a wait, in the middle of a loop round. */
+    private final FdPoller lookPoller = new FdPoller(1);
 
-    private final int[] endpointFdOnly = { -1 };
+    private final int[] lookFd = { -1 };
+
+    private int endpointFd = -1;
 
     private final ConcurrentLinkedQueue<Runnable> tasks = new ConcurrentLinkedQueue<>();
 
@@ -167,7 +169,7 @@ final class RpmaAcceptor implements Runnable {
         try {
             this.endpoint.configureBlocking(false);
             int endpointFd = this.endpoint.fd();
-            this.endpointFdOnly[0] = endpointFd;
+            this.endpointFd = endpointFd;
             while (!this.stopRequested) {
                 iterate(endpointFd, true);
             }
@@ -206,7 +208,7 @@ final class RpmaAcceptor implements Runnable {
         }
         for (int i = 0; i < tracked; i++) {
             if (this.poller.isReadable(firstConnection + i)) {
-                readEvent(this.connections.get(i));
+                drainEvents(this.connections.get(i));
             }
         }
         this.connections.removeIf((connection) -> connection.deleted);
@@ -247,7 +249,7 @@ final class RpmaAcceptor implements Runnable {
     private void acceptAvailable() {
         this.nextUnpromptedLook = System.nanoTime() + this.settings.pollInterval().toNanos();
         for (int i = 0; i < REQUESTS_PER_ROUND && !this.stopRequested; i++) {
-            if (i == 1 && this.endpointPoller.await(this.endpointFdOnly, 1, 0) == 0) {
+            if (i == 1 && !isReadableNow(this.endpointFd)) {
                 // A lone request, the common case: a look now would find nothing, and librpma reports
                 // that as an ERROR line through the JNA log callback. A real burst keeps the fd readable.
                 return;
@@ -420,13 +422,23 @@ final class RpmaAcceptor implements Runnable {
     }
 
     /**
-     * One event per readable poll, as the fd stays readable while events are queued: reading until
-     * librpma has none would end every drain with a failed read that librpma logs at ERROR, through
-     * the JNA log callback, once per connection event.
+     * Reads the connection's events while its fd says there are some. Reading until librpma has none
+     * would end with a failed read that librpma logs at ERROR, through the JNA log callback, once per
+     * connection event; a look at the fd costs one system call.
      */
-    private void readEvent(RpmaServerConnection connection) {
+    private void drainEvents(RpmaServerConnection connection) {
+        do {
+            if (!readEvent(connection)) {
+                return;
+            }
+        }
+        while (!connection.deleted && !connection.isClosed() && isReadableNow(connection.eventFd));
+    }
+
+    /** Reads and handles one event; {@code false} when there was none. */
+    private boolean readEvent(RpmaServerConnection connection) {
         if (connection.deleted || connection.isClosed()) {
-            return;
+            return false;
         }
         RpmaConnectionEvent event;
         try {
@@ -439,7 +451,7 @@ final class RpmaAcceptor implements Runnable {
             event = RpmaConnectionEvent.LOST;
         }
         if (event == null) {
-            return;
+            return false;
         }
         this.statistics.recordEvent(event);
         connection.onEvent(event);
@@ -447,6 +459,12 @@ final class RpmaAcceptor implements Runnable {
         if (event != RpmaConnectionEvent.ESTABLISHED) {
             teardown(connection, event);
         }
+        return true;
+    }
+
+    private boolean isReadableNow(int fd) {
+        this.lookFd[0] = fd;
+        return this.lookPoller.await(this.lookFd, 1, 0) > 0;
     }
 
     private void notifyListeners(RpmaServerConnection connection, RpmaConnectionEvent event) {
@@ -594,7 +612,7 @@ final class RpmaAcceptor implements Runnable {
         }
         finally {
             this.poller.close();
-            this.endpointPoller.close();
+            this.lookPoller.close();
         }
     }
 
