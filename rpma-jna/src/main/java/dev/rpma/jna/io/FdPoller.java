@@ -115,6 +115,13 @@ public final class FdPoller implements AutoCloseable {
         }
     }
 
+    /** Whether {@link #close()} released the wake-up fd. */
+    public boolean isClosed() {
+        synchronized (this.counter) {
+            return this.closed;
+        }
+    }
+
     @Override
     public void close() {
         synchronized (this.counter) {

@@ -89,6 +89,17 @@ class FdPollerNativeTest {
     }
 
     @Test
+    void closeIsIdempotentAndAWakeupAfterItIsHarmless() {
+        FdPoller poller = new FdPoller(1);
+        assertThat(poller.isClosed()).isFalse();
+        poller.close();
+        assertThat(poller.isClosed()).isTrue();
+        poller.close();
+        poller.wakeup();
+        assertThat(poller.isClosed()).isTrue();
+    }
+
+    @Test
     void wakeupBeforeTheWaitIsNotLost() {
         try (FdPoller poller = new FdPoller(1)) {
             poller.wakeup();

@@ -603,6 +603,17 @@ final class RpmaAcceptor implements Runnable {
         }
     }
 
+    /** Releases the loop's own fds for an acceptor whose loop never ran (the endpoint is closed by its creator). */
+    void closeUnstarted() {
+        this.poller.close();
+        this.lookPoller.close();
+    }
+
+    /** Whether the loop's own fds are released. */
+    boolean isReleased() {
+        return this.poller.isClosed() && this.lookPoller.isClosed();
+    }
+
     private void closeEndpoint() {
         try {
             this.endpoint.close();

@@ -185,9 +185,15 @@ public final class RpmaEndpointServer {
             }
             finally {
                 closeRequestConfig();
+                this.acceptor.closeUnstarted();
                 this.terminated.countDown();
             }
         }
+    }
+
+    /** Whether the acceptor released its own fds (it does when its loop ends, or when it never ran). */
+    boolean isAcceptorReleased() {
+        return this.acceptor.isReleased();
     }
 
     private void closeRequestConfig() {

@@ -47,10 +47,23 @@ class RpmaAcceptorTest {
             assertThat(statistics.obtained())
                     .isEqualTo(statistics.accepted() + statistics.failedToConnect() + statistics.rejectedTotal());
             assertThat(statistics.activeConnections()).isZero();
+            assertThat(this.harness.endpointServer().isAcceptorReleased()).isTrue();
         }
         finally {
             this.harness.fake.close();
         }
+    }
+
+    @Test
+    void anEndpointThatNeverStartedIsReleasedByItsCreator() {
+        this.harness.listen(RpmaIncomingRequest::connect);
+        this.harness.stop();
+        assertThat(this.harness.endpoint.isShutDown()).isTrue();
+        assertThat(this.harness.endpoint.shutDownOnThread()).isEqualTo(Thread.currentThread().getName());
+        assertThat(this.harness.endpointServer().isAcceptorReleased()).isTrue();
+        assertThat(this.harness.endpointServer().state()).isEqualTo(RpmaEndpointState.STOPPED);
+        // the after-each check expects the owner thread to have shut the endpoint down; here it never ran
+        this.harness.endpoint = null;
     }
 
     @Test

@@ -39,6 +39,13 @@ final class ServerHarness implements AutoCloseable {
     int maxConsecutiveErrors = 10;
 
     ServerHarness start(RpmaRequestHandler handler) {
+        listen(handler);
+        this.server.start();
+        return this;
+    }
+
+    /** The server listening, its acceptor not started. */
+    ServerHarness listen(RpmaRequestHandler handler) {
         RpmaEndpointSettings settings = new RpmaEndpointSettings(RpmaEndpointSettings.DEFAULT_ENDPOINT, ADDRESS, 7204,
                 this.queueCapacity, this.handlerThreads, this.requestDeadline, Duration.ofMillis(50), this.gracePeriod,
                 this.maxConsecutiveErrors);
@@ -65,7 +72,6 @@ final class ServerHarness implements AutoCloseable {
             }
         });
         this.endpoint = this.fake.endpointAt(ADDRESS, 7204);
-        this.server.start();
         return this;
     }
 
