@@ -156,6 +156,41 @@ class SampleHandlersTests {
     }
 
     @Test
+    void oneLoopServesConcurrentPingPongSessionsEachWithItsOwnCounter() {
+        this.runner.run((context) -> {
+            FakeRequest first = this.fake.endpointAt("198.18.0.1", 7206).queueRequest(new byte[0]);
+            FakeRequest second = this.fake.endpointAt("198.18.0.1", 7206).queueRequest(new byte[0]);
+            assertThat(first.awaitConsumed(WAIT)).isEqualTo(FakeRequest.State.CONNECTED);
+            assertThat(second.awaitConsumed(WAIT)).isEqualTo(FakeRequest.State.CONNECTED);
+            FakeRequest[] requests = { first, second };
+            long[] values = { 7, 1000 };
+            for (int i = 0; i < 2; i++) {
+                memoryOf(requests[i].receives().get(0).localRegion()).setLong(0, values[i]);
+                requests[i].connection().completionQueue().queueSuccess(requests[i].receives().get(0).context(),
+                        IBV_WC_RECV, 8);
+            }
+            for (int i = 0; i < 2; i++) {
+                FakeConnection connection = requests[i].connection();
+                assertThat(this.fake.await(WAIT, () -> connection.posted().size() == 2)).isTrue();
+                PostedOperation send = connection.posted().get(1);
+                assertThat(memoryOf(send.localRegion()).getLong(0)).isEqualTo(values[i] + 1);
+                connection.completionQueue().queueSuccess(send.context(), IBV_WC_SEND, 0);
+            }
+            for (FakeRequest request : requests) {
+                memoryOf(request.receives().get(0).localRegion()).setLong(0, ExampleProtocols.I_M_DONE);
+                request.connection().completionQueue().queueSuccess(request.receives().get(0).context(), IBV_WC_RECV, 8);
+            }
+            for (FakeRequest request : requests) {
+                assertThat(request.connection().awaitDeleted(WAIT)).isTrue();
+            }
+            assertThat(this.fake.await(WAIT, () -> this.fake.liveHandles(FakeLibRpma.Kind.MR_LOCAL).isEmpty())).isTrue();
+            assertThat(this.fake.await(WAIT, () -> sessions("done") == 2)).isTrue();
+            assertThat(this.meters.get("sample.pingpong.rounds").counter().count()).isEqualTo(2);
+            assertThat(this.fake.threadsCalling("rpma_send")).containsExactly("sample-pingpong-loop");
+        });
+    }
+
+    @Test
     void aPingPongSessionWhoseConnectionClosesEndsAsClosedAndFreesItsBuffers() {
         this.runner.run((context) -> {
             FakeRequest request = this.fake.endpointAt("198.18.0.1", 7206).queueRequest(new byte[0]);

@@ -1,0 +1,192 @@
+package dev.rpma.sample;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.TimeUnit;
+
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+
+import dev.rpma.jna.RpmaCompletions;
+import dev.rpma.jna.io.FdPoller;
+
+/**
+ * One thread that serves the completions of every ping-pong session, as the C baseline's single
+ * {@code poll()} loop does: after completions it busy-polls every session's queue for up to the
+ * busy-poll time, then sleeps in one {@code poll(2)} over all their completion channels. A thread
+ * per session wakes once per message each, and on a machine with few CPUs those wake-ups queue
+ * behind each other (the p99 of concurrent sessions measured in docs/performance.md).
+ *
+ * <p>A session is handed over by its handler thread ({@link #serve}), which waits until the session
+ * ended and only then disconnects and deregisters its buffers; in between, only this thread touches
+ * the session's connection, queues and buffers. The handler thread keeps the connection from being
+ * deleted meanwhile (the acceptor deletes a closed connection once its handler returned).
+ */
+final class PingPongLoop implements Runnable, AutoCloseable {
+
+    private static final Log logger = LogFactory.getLog(PingPongLoop.class);
+
+    /** Completion channels one loop waits on; a session has one or two. */
+    private static final int MAX_FDS = 512;
+
+    /** How often a quiet loop looks whether its sessions' connections are still open, in ms. */
+    private static final int SLICE_MILLIS = 500;
+
+    /** How long a handler whose wait was interrupted waits for the loop to let its session go. */
+    private static final long RELEASE_TIMEOUT_SECONDS = 10;
+
+    /** Completions taken per {@code rpma_cq_get_wc}. */
+    static final int BATCH = 8;
+
+    private final long busyPollNanos;
+
+    private final ConcurrentLinkedQueue<PingPongSession> added = new ConcurrentLinkedQueue<>();
+
+    private final List<PingPongSession> sessions = new ArrayList<>();
+
+    private final FdPoller poller = new FdPoller(MAX_FDS);
+
+    private final int[] fds = new int[MAX_FDS];
+
+    private final RpmaCompletions batch = new RpmaCompletions(BATCH);
+
+    private final Thread thread;
+
+    private volatile boolean stopping;
+
+    PingPongLoop(long busyPollNanos) {
+        this.busyPollNanos = busyPollNanos;
+        this.thread = new Thread(this, "sample-pingpong-loop");
+        this.thread.setDaemon(true);
+        this.thread.start();
+    }
+
+    /**
+     * Serves {@code session} on the loop thread until it ends; on the calling (handler) thread.
+     * Interrupted, it asks the loop to let the session go and waits for that before it returns.
+     */
+    void serve(PingPongSession session) {
+        this.added.add(session);
+        this.poller.wakeup();
+        try {
+            session.awaitEnded();
+        }
+        catch (InterruptedException ex) {
+            session.abandon();
+            this.poller.wakeup();
+            try {
+                if (!session.awaitEnded(RELEASE_TIMEOUT_SECONDS, TimeUnit.SECONDS)) {
+                    logger.error("pingpong: the loop did not let an abandoned session go within "
+                            + RELEASE_TIMEOUT_SECONDS + " s");
+                }
+            }
+            catch (InterruptedException again) {
+                // already interrupted once; the flag is restored below
+            }
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    @Override
+    public void run() {
+        try {
+            while (!this.stopping) {
+                takeAdded();
+                if (this.sessions.isEmpty() || this.busyPollNanos <= 0 || !busyPoll()) {
+                    waitAndDrain();
+                }
+                this.sessions.removeIf(PingPongSession::endIfFinished);
+            }
+        }
+        catch (Throwable ex) {
+            logger.error("pingpong: the completion loop failed; its sessions end", ex);
+        }
+        finally {
+            this.sessions.forEach(PingPongSession::endNow);
+            this.sessions.clear();
+            PingPongSession session;
+            while ((session = this.added.poll()) != null) {
+                session.endNow();
+            }
+            this.poller.close();
+        }
+    }
+
+    private void takeAdded() {
+        PingPongSession session;
+        while ((session = this.added.poll()) != null) {
+            if (fdCount() + session.fds().length > MAX_FDS) {
+                logger.warn("pingpong: more sessions than the loop waits for (" + MAX_FDS + " channels); ending one");
+                session.endNow();
+                continue;
+            }
+            this.sessions.add(session);
+            // what completed before the session was handed over
+            session.drain(this.batch);
+        }
+    }
+
+    private int fdCount() {
+        int count = 0;
+        for (PingPongSession session : this.sessions) {
+            count += session.fds().length;
+        }
+        return count;
+    }
+
+    /**
+     * Polls every session's queues for up to the busy-poll time; {@code true} when completions came
+     * (or a session was handed over). Their events stay on the channels, so the next wait returns at
+     * once and only consumes them.
+     */
+    private boolean busyPoll() {
+        long deadline = System.nanoTime() + this.busyPollNanos;
+        do {
+            boolean found = false;
+            for (PingPongSession session : this.sessions) {
+                found |= session.pollOnce(this.batch);
+            }
+            if (found || !this.added.isEmpty()) {
+                return true;
+            }
+            // lets another runnable thread on this CPU (a client, soft-RoCE) go on
+            Thread.yield();
+        }
+        while (System.nanoTime() - deadline < 0 && !this.stopping);
+        return false;
+    }
+
+    private void waitAndDrain() {
+        int count = 0;
+        for (PingPongSession session : this.sessions) {
+            for (int fd : session.fds()) {
+                this.fds[count++] = fd;
+            }
+        }
+        int ready = this.poller.await(this.fds, count, SLICE_MILLIS);
+        int index = 0;
+        for (PingPongSession session : this.sessions) {
+            boolean readable = false;
+            for (int queue = 0; queue < session.fds().length; queue++, index++) {
+                if (this.poller.isReadable(index)) {
+                    session.consumeEvent(queue);
+                    readable = true;
+                }
+            }
+            if (readable) {
+                session.drain(this.batch);
+            }
+            else if (ready == 0) {
+                session.checkClosed();
+            }
+        }
+    }
+
+    @Override
+    public void close() throws InterruptedException {
+        this.stopping = true;
+        this.poller.wakeup();
+        this.thread.join(TimeUnit.SECONDS.toMillis(RELEASE_TIMEOUT_SECONDS));
+    }
+}
