@@ -38,6 +38,12 @@ final class PingPongSession {
     /** {@code IBV_WC_WR_FLUSH_ERR}: how a closed connection shows up on the data path. */
     private static final int WC_FLUSHED = 5;
 
+    /**
+     * How long an abandoned session is still served: a stopping server interrupts its handlers just
+     * before it disconnects their connections, so the close is usually about to show.
+     */
+    private static final long ABANDON_GRACE_NANOS = TimeUnit.SECONDS.toNanos(2);
+
     private final RpmaServerConnection server;
 
     private final RpmaConnection connection;
@@ -58,7 +64,8 @@ final class PingPongSession {
 
     private final CountDownLatch ended = new CountDownLatch(1);
 
-    private volatile boolean abandoned;
+    /** When the handler gave the session up ({@link System#nanoTime()}); 0 while it has not. */
+    private volatile long abandonedAt;
 
     private boolean sendInFlight;
 
@@ -169,11 +176,21 @@ final class PingPongSession {
         }
     }
 
-    /** Ends the session if it finished or its handler gave it up; {@code true} when it ended. */
+    /**
+     * Ends the session if it finished, or if its handler gave it up and the connection closed (or
+     * did not within {@link #ABANDON_GRACE_NANOS}); {@code true} when it ended.
+     */
     boolean endIfFinished() {
-        if (this.abandoned && !this.finished) {
-            this.outcome = this.server.isClosed() ? "closed" : "failed";
-            this.finished = true;
+        long abandoned = this.abandonedAt;
+        if (abandoned != 0 && !this.finished) {
+            if (this.server.isClosed()) {
+                this.outcome = "closed";
+                this.finished = true;
+            }
+            else if (System.nanoTime() - abandoned > ABANDON_GRACE_NANOS) {
+                this.outcome = "failed";
+                this.finished = true;
+            }
         }
         if (this.finished) {
             this.ended.countDown();
@@ -257,9 +274,10 @@ final class PingPongSession {
 
     // ---------------------------------------------------------------- the handler thread
 
-    /** Asks the loop to end the session at its next round (its handler was interrupted). */
+    /** Asks the loop to end the session once its connection closed, or after a short grace (its handler was interrupted). */
     void abandon() {
-        this.abandoned = true;
+        long now = System.nanoTime();
+        this.abandonedAt = (now != 0) ? now : 1;
     }
 
     void awaitEnded() throws InterruptedException {
