@@ -55,6 +55,9 @@ final class PingPongLoop implements Runnable, AutoCloseable {
 
     private volatile boolean stopping;
 
+    /** Set once the loop thread stopped serving: a session handed over after that is ended by its handler. */
+    private volatile boolean gone;
+
     PingPongLoop(long busyPollNanos) {
         this.busyPollNanos = busyPollNanos;
         this.thread = new Thread(this, "sample-pingpong-loop");
@@ -69,6 +72,9 @@ final class PingPongLoop implements Runnable, AutoCloseable {
     void serve(PingPongSession session) {
         this.added.add(session);
         this.poller.wakeup();
+        if (this.gone) {
+            endAdded();
+        }
         try {
             session.awaitEnded();
         }
@@ -103,13 +109,18 @@ final class PingPongLoop implements Runnable, AutoCloseable {
             logger.error("pingpong: the completion loop failed; its sessions end", ex);
         }
         finally {
+            this.gone = true;
             this.sessions.forEach(PingPongSession::endNow);
             this.sessions.clear();
-            PingPongSession session;
-            while ((session = this.added.poll()) != null) {
-                session.endNow();
-            }
+            endAdded();
             this.poller.close();
+        }
+    }
+
+    private void endAdded() {
+        PingPongSession session;
+        while ((session = this.added.poll()) != null) {
+            session.endNow();
         }
     }
 
