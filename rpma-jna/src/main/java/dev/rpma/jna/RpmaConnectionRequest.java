@@ -197,10 +197,7 @@ public final class RpmaConnectionRequest extends NativeHandle implements AutoClo
 
     private void checkOwner(String method) {
         if (this.endpoint != null) {
-            // the message only when the check fails: every reject of a server passes here
-            if (!this.endpoint.isOwnedByCurrentThread()) {
-                this.endpoint.checkOwner("RpmaConnectionRequest." + method);
-            }
+            this.endpoint.checkOwner("RpmaConnectionRequest", method);
         }
         else if (this.owner != Thread.currentThread()) {
             throw new IllegalStateException("RpmaConnectionRequest." + method + "() must run on the thread that created"

@@ -180,9 +180,14 @@ public final class RpmaEndpoint extends NativeHandle implements AutoCloseable {
     }
 
     void checkOwner(String method) {
+        checkOwner("RpmaEndpoint", method);
+    }
+
+    /** Fails unless the calling thread owns the endpoint; the message is built only then. */
+    void checkOwner(String type, String method) {
         Thread current = Thread.currentThread();
         if (this.owner != current) {
-            throw new IllegalStateException("RpmaEndpoint." + method + "() must run on the endpoint's owner thread '"
+            throw new IllegalStateException(type + "." + method + "() must run on the endpoint's owner thread '"
                     + this.owner.getName() + "', not on '" + current.getName()
                     + "': librpma's endpoint calls are not thread-safe (hand the call to the owner thread)");
         }

@@ -37,7 +37,7 @@ final class PingPongLoop implements Runnable, AutoCloseable {
     private static final long RELEASE_TIMEOUT_SECONDS = 10;
 
     /** Completions taken per {@code rpma_cq_get_wc}. */
-    static final int BATCH = 8;
+    private static final int BATCH = 8;
 
     private final long busyPollNanos;
 

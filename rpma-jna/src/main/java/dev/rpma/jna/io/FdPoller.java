@@ -46,7 +46,8 @@ public final class FdPoller implements AutoCloseable {
         if (this.wakeupFd < 0) {
             throw new IllegalStateException("eventfd() failed with errno " + LibC.errno());
         }
-        this.pollFds = NativeMemory.allocate((capacity + 1) * POLLFD_SIZE);
+        // slot 0: the wake-up fd; 1..capacity: the fds of await; the last: the fd of isReadableNow
+        this.pollFds = NativeMemory.allocate((capacity + 2) * POLLFD_SIZE);
         this.pollFdsAddress = NativeMemory.address(this.pollFds);
         this.pollFds.putInt(0, this.wakeupFd);
         this.pollFds.putShort(4, LibC.POLLIN);
@@ -89,6 +90,18 @@ public final class FdPoller implements AutoCloseable {
             ready--;
         }
         return ready;
+    }
+
+    /**
+     * Whether {@code fd} is readable (or in error/hang-up) right now, without a wait; the results of
+     * the last {@link #await} stay as they were. For the polling thread.
+     */
+    public boolean isReadableNow(int fd) {
+        int base = (this.capacity + 1) * POLLFD_SIZE;
+        this.pollFds.putInt(base, fd);
+        this.pollFds.putShort(base + 4, LibC.POLLIN);
+        this.pollFds.putShort(base + 6, (short) 0);
+        return LibC.poll(this.pollFdsAddress + base, 1, 0) > 0;
     }
 
     /** Whether {@code fds[index]} of the last {@link #await} was readable (or in error/hang-up). */

@@ -66,6 +66,22 @@ class FdPollerNativeTest {
     }
 
     @Test
+    void looksAtOneFdWithoutWaitingAndKeepsTheLastAwaitsResults() {
+        try (FdPoller poller = new FdPoller(2)) {
+            int[] fds = { this.first, this.second };
+            signal(this.second);
+            assertThat(poller.await(fds, 2, 1000)).isOne();
+            assertThat(poller.isReadableNow(this.first)).isFalse();
+            signal(this.first);
+            assertThat(poller.isReadableNow(this.first)).isTrue();
+            assertThat(poller.isReadable(0)).as("as the await saw it").isFalse();
+            assertThat(poller.isReadable(1)).isTrue();
+            drain(this.first);
+            drain(this.second);
+        }
+    }
+
+    @Test
     void timesOut() {
         try (FdPoller poller = new FdPoller(1)) {
             long start = System.nanoTime();

@@ -83,18 +83,25 @@ public class RpmaHandlerRegistry {
 
             @Override
             public String name() {
-                Resolved current = this.resolved;
-                if (current != null && current.generation == RpmaHandlerRegistry.this.generation) {
-                    return current.method.name();
+                RpmaHandlerMethod cached = cached();
+                if (cached != null) {
+                    return cached.name();
                 }
                 List<RpmaHandlerMethod> found = found();
                 return found.isEmpty() ? "<no handler for '" + endpoint + "'>" : found.get(0).name();
             }
 
-            private RpmaHandlerMethod method() {
+            /** The method resolved before, unless a registration came since. */
+            private RpmaHandlerMethod cached() {
                 Resolved current = this.resolved;
-                if (current != null && current.generation == RpmaHandlerRegistry.this.generation) {
-                    return current.method;
+                return (current != null && current.generation == RpmaHandlerRegistry.this.generation)
+                        ? current.method : null;
+            }
+
+            private RpmaHandlerMethod method() {
+                RpmaHandlerMethod cached = cached();
+                if (cached != null) {
+                    return cached;
                 }
                 int generation;
                 List<RpmaHandlerMethod> found;

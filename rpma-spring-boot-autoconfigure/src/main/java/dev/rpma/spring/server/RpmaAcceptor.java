@@ -29,8 +29,8 @@ import dev.rpma.jna.io.FdPoller;
  * The acceptor of one endpoint: the endpoint's owner thread and its only event loop.
  *
  * <p>It polls the non-blocking endpoint fd and the event fds of its accepted connections together
- * with a wake-up, calls {@code rpma_ep_next_conn_req} once each time the endpoint fd polls readable
- * (and once per poll interval without), hands each request to the handler executor through its
+ * with a wake-up, calls {@code rpma_ep_next_conn_req} when the endpoint fd polls readable (and once
+ * per poll interval without) while it has requests, up to a burst per round, hands each request to the handler executor through its
  * bounded queue (or runs it itself, for an inline handler), reads connection events, and runs the
  * tasks other threads hand it (rejects, new connections). So every librpma call that is not
  * thread-safe ({@code rpma_ep_next_conn_req}, {@code rpma_conn_req_delete}, {@code rpma_ep_shutdown})
@@ -77,11 +77,6 @@ final class RpmaAcceptor implements Runnable {
     private final List<RpmaConnectionEventListener> listeners;
 
     private final FdPoller poller = new FdPoller(MAX_CONNECTIONS + 1);
-
-    /** Looks at one fd (the endpoint's, a connection's) without a wait, in the middle of a loop round. */
-    private final FdPoller lookPoller = new FdPoller(1);
-
-    private final int[] lookFd = { -1 };
 
     private int endpointFd = -1;
 
@@ -168,10 +163,9 @@ final class RpmaAcceptor implements Runnable {
     public void run() {
         try {
             this.endpoint.configureBlocking(false);
-            int endpointFd = this.endpoint.fd();
-            this.endpointFd = endpointFd;
+            this.endpointFd = this.endpoint.fd();
             while (!this.stopRequested) {
-                iterate(endpointFd, true);
+                iterate(this.endpointFd, true);
             }
         }
         catch (Throwable ex) {
@@ -249,7 +243,7 @@ final class RpmaAcceptor implements Runnable {
     private void acceptAvailable() {
         this.nextUnpromptedLook = System.nanoTime() + this.settings.pollInterval().toNanos();
         for (int i = 0; i < REQUESTS_PER_ROUND && !this.stopRequested; i++) {
-            if (i == 1 && !isReadableNow(this.endpointFd)) {
+            if (i == 1 && !this.poller.isReadableNow(this.endpointFd)) {
                 // A lone request, the common case: a look now would find nothing, and librpma reports
                 // that as an ERROR line through the JNA log callback. A real burst keeps the fd readable.
                 return;
@@ -432,7 +426,7 @@ final class RpmaAcceptor implements Runnable {
                 return;
             }
         }
-        while (!connection.deleted && !connection.isClosed() && isReadableNow(connection.eventFd));
+        while (!connection.deleted && !connection.isClosed() && this.poller.isReadableNow(connection.eventFd));
     }
 
     /** Reads and handles one event; {@code false} when there was none. */
@@ -460,11 +454,6 @@ final class RpmaAcceptor implements Runnable {
             teardown(connection, event);
         }
         return true;
-    }
-
-    private boolean isReadableNow(int fd) {
-        this.lookFd[0] = fd;
-        return this.lookPoller.await(this.lookFd, 1, 0) > 0;
     }
 
     private void notifyListeners(RpmaServerConnection connection, RpmaConnectionEvent event) {
@@ -603,15 +592,14 @@ final class RpmaAcceptor implements Runnable {
         }
     }
 
-    /** Releases the loop's own fds for an acceptor whose loop never ran (the endpoint is closed by its creator). */
+    /** Releases the loop's own fd for an acceptor whose loop never ran (the endpoint is closed by its creator). */
     void closeUnstarted() {
         this.poller.close();
-        this.lookPoller.close();
     }
 
-    /** Whether the loop's own fds are released. */
+    /** Whether the loop's own fd is released. */
     boolean isReleased() {
-        return this.poller.isClosed() && this.lookPoller.isClosed();
+        return this.poller.isClosed();
     }
 
     private void closeEndpoint() {
@@ -623,7 +611,6 @@ final class RpmaAcceptor implements Runnable {
         }
         finally {
             this.poller.close();
-            this.lookPoller.close();
         }
     }
 

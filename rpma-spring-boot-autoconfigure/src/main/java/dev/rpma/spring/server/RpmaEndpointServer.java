@@ -191,7 +191,7 @@ public final class RpmaEndpointServer {
         }
     }
 
-    /** Whether the acceptor released its own fds (it does when its loop ends, or when it never ran). */
+    /** Whether the acceptor released its own fd (it does when its loop ends, or when it never ran). */
     boolean isAcceptorReleased() {
         return this.acceptor.isReleased();
     }
