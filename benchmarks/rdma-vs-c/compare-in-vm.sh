@@ -85,16 +85,8 @@ metric() {   # NAME TAG -> the value of an actuator metric, or n/a
     | jq -r '.measurements[] | select(.statistic=="VALUE") | .value' 2>/dev/null || echo n/a
 }
 
-# wait_for_line FILE PATTERN SECONDS PID
-wait_for_line() {
-  local i
-  for i in $(seq $(( $3 * 10 ))); do
-    grep -q "$2" "$1" && return 0
-    kill -0 "$4" 2>/dev/null || return 1
-    sleep 0.1
-  done
-  return 1
-}
+# shellcheck source=lib-servers.sh
+. "$HERE/lib-servers.sh"
 
 start_servers() {
   "$BIN/baseline_server" hello "$ADDR" "$C_HELLO_PORT" > "$LOG/c-hello.log" 2>&1 &
@@ -106,16 +98,13 @@ start_servers() {
     c_spin=$!
   fi
   local t0=$SECONDS
-  "$HERE/java-server.sh" both "$ADDR" "$J_HELLO_PORT" "$J_PINGPONG_PORT" > "$LOG/java.log" 2>&1 &
-  java_wrapper=$!
+  start_java_server "$LOG/java.log" "$J_HELLO_PORT" "$J_PINGPONG_PORT" "${JAVA_SERVER_START_TIMEOUT:-300}" \
+    || { fail "Java server did not start"; tail -n 80 "$LOG/java.log"; return 1; }
   wait_for_line "$LOG/c-hello.log" listening 10 "$c_hello" || { fail "C hello server did not start"; cat "$LOG/c-hello.log"; return 1; }
   wait_for_line "$LOG/c-pingpong.log" listening 10 "$c_pingpong" || { fail "C pingpong server did not start"; cat "$LOG/c-pingpong.log"; return 1; }
   if [ -n "${c_spin:-}" ]; then
     wait_for_line "$LOG/c-spin.log" listening 10 "$c_spin" || { fail "C busy-polling pingpong server did not start"; cat "$LOG/c-spin.log"; return 1; }
   fi
-  wait_for_line "$LOG/java.log" 'java-server: listening' "${JAVA_SERVER_START_TIMEOUT:-300}" "$java_wrapper" \
-    || { fail "Java server did not start"; tail -n 80 "$LOG/java.log"; return 1; }
-  java_pid=$(sed -n 's/^java-server: listening .* pid=\([0-9]*\).*/\1/p' "$LOG/java.log")
   echo "INFO java_start_seconds=$((SECONDS - t0)) java_pid=$java_pid java_cmd=$(tr '\0' ' ' < "/proc/$java_pid/cmdline" | cut -c1-400)"
 }
 

@@ -22,20 +22,14 @@ JFR_SETTINGS=${JFR_SETTINGS:-profile}
 LOG=$(mktemp -d /tmp/profile.XXXXXX)
 rc=0
 
-"$HERE/java-server.sh" both "$ADDR" 7204 7206 > "$LOG/java.log" 2>&1 &
-wrapper=$!
-for _ in $(seq 3000); do
-  grep -q 'java-server: listening' "$LOG/java.log" && break
-  kill -0 $wrapper 2>/dev/null || break
-  sleep 0.1
-done
-pid=$(sed -n 's/^java-server: listening .* pid=\([0-9]*\).*/\1/p' "$LOG/java.log")
-[ -n "$pid" ] || { echo "FAIL: the Java server did not start"; tail -n 50 "$LOG/java.log"; exit 1; }
-echo "== java pid $pid"
+# shellcheck source=lib-servers.sh
+. "$HERE/lib-servers.sh"
+start_java_server "$LOG/java.log" 7204 7206 || { echo "FAIL: the Java server did not start"; tail -n 50 "$LOG/java.log"; exit 1; }
+echo "== java pid $java_pid"
 "$BIN/load_client" hello "$ADDR" 7204 --cycles "$WARMUP_HELLO" --concurrency 8 || rc=1
 "$BIN/load_client" pingpong "$ADDR" 7206 --rounds "$WARMUP_PINGPONG" --concurrency 4 || rc=1
 rm -f "$JFR_FILE"
-jcmd "$pid" JFR.start name=bench settings="$JFR_SETTINGS" || rc=1
+jcmd "$java_pid" JFR.start name=bench settings="$JFR_SETTINGS" || rc=1
 for proto in $PROTOCOLS; do
   if [ "$proto" = hello ]; then
     "$BIN/load_client" hello "$ADDR" 7204 --cycles "$HELLO_CYCLES" --concurrency 1 || rc=1
@@ -43,8 +37,8 @@ for proto in $PROTOCOLS; do
     "$BIN/load_client" pingpong "$ADDR" 7206 --rounds "$PINGPONG_ROUNDS" --concurrency 1 || rc=1
   fi
 done
-jcmd "$pid" JFR.dump name=bench filename="$JFR_FILE" || rc=1
-kill -TERM $wrapper; wait $wrapper || rc=1
+jcmd "$java_pid" JFR.dump name=bench filename="$JFR_FILE" || rc=1
+kill -TERM $java_wrapper; wait $java_wrapper || rc=1
 cp "$LOG/java.log" "$BIN/profile-java.log"
 rm -rf "$LOG"
 exit $rc

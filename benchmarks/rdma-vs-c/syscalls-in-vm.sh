@@ -29,15 +29,9 @@ fi
 
 "$BIN/baseline_server" "$PROTO" "$ADDR" 7304 > "$LOG/c.log" 2>&1 &
 cpid=$!
-"$HERE/java-server.sh" both "$ADDR" 7204 7206 > "$LOG/java.log" 2>&1 &
-wrapper=$!
-for _ in $(seq 3000); do
-  grep -q 'java-server: listening' "$LOG/java.log" && break
-  kill -0 $wrapper 2>/dev/null || break
-  sleep 0.1
-done
-jpid=$(sed -n 's/^java-server: listening .* pid=\([0-9]*\).*/\1/p' "$LOG/java.log")
-[ -n "$jpid" ] || { echo "FAIL: the Java server did not start"; tail -n 50 "$LOG/java.log"; exit 1; }
+# shellcheck source=lib-servers.sh
+. "$HERE/lib-servers.sh"
+start_java_server "$LOG/java.log" 7204 7206 || { echo "FAIL: the Java server did not start"; tail -n 50 "$LOG/java.log"; exit 1; }
 if [ "$PROTO" = hello ]; then jport=7204; else jport=7206; fi
 for target in "c 7304" "java $jport"; do
   set -- $target
@@ -47,7 +41,7 @@ for target in "c 7304" "java $jport"; do
     "$BIN/load_client" pingpong "$ADDR" "$2" --rounds "$WARMUP_PINGPONG" --concurrency 4 > /dev/null
   fi
 done
-for target in "c $cpid 7304" "java $jpid $jport"; do
+for target in "c $cpid 7304" "java $java_pid $jport"; do
   set -- $target
   strace -c -f -p "$2" -o "$OUT/$1.txt" 2> "$LOG/strace-$1.err" &
   spid=$!
@@ -57,5 +51,5 @@ for target in "c $cpid 7304" "java $jpid $jport"; do
   echo "== $1 ($OPS operations): system calls"
   cat "$OUT/$1.txt"
 done
-kill -TERM $wrapper $cpid; wait $wrapper; wait $cpid
+kill -TERM $java_wrapper $cpid; wait $java_wrapper; wait $cpid
 rm -rf "$LOG"
