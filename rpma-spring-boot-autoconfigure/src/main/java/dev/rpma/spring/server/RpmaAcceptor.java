@@ -11,6 +11,7 @@ import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.locks.ReentrantReadWriteLock;
+import java.util.function.Supplier;
 
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
@@ -76,6 +77,8 @@ final class RpmaAcceptor implements Runnable {
 
     private final List<RpmaConnectionEventListener> listeners;
 
+    private final long requestDeadlineNanos;
+
     private final FdPoller poller = new FdPoller(MAX_CONNECTIONS + 1);
 
     private int endpointFd = -1;
@@ -128,6 +131,7 @@ final class RpmaAcceptor implements Runnable {
         this.statistics = statistics;
         this.observer = observer;
         this.listeners = listeners;
+        this.requestDeadlineNanos = settings.requestDeadline().toNanos();
     }
 
     String endpointName() {
@@ -296,8 +300,7 @@ final class RpmaAcceptor implements Runnable {
 
     private void dispatch(RpmaConnectionRequest request) {
         long now = System.nanoTime();
-        RpmaIncomingRequest incoming = new RpmaIncomingRequest(this, request, now,
-                now + this.settings.requestDeadline().toNanos());
+        RpmaIncomingRequest incoming = new RpmaIncomingRequest(this, request, now, now + this.requestDeadlineNanos);
         if (this.paused) {
             incoming.rejectIfPending(RejectReason.PAUSED);
             return;
@@ -308,7 +311,7 @@ final class RpmaAcceptor implements Runnable {
         }
         if (this.settings.inlineHandler()) {
             this.inFlight.addLast(incoming);
-            new HandlerInvocation(incoming).run();
+            new HandlerInvocation(incoming).invoke();
             return;
         }
         try {
@@ -618,8 +621,12 @@ final class RpmaAcceptor implements Runnable {
         return this.connections.size();
     }
 
-    /** Runs the handler on a handler thread and settles the request if the handler did not. */
-    final class HandlerInvocation implements Runnable {
+    /**
+     * Runs the handler and settles the request if the handler did not: on a handler thread
+     * ({@link #run}), or on this thread for an inline handler ({@link #invoke}). It is the observer's
+     * invocation too, so a request costs no extra object for it.
+     */
+    final class HandlerInvocation implements Runnable, Supplier<Void> {
 
         final RpmaIncomingRequest request;
 
@@ -627,26 +634,21 @@ final class RpmaAcceptor implements Runnable {
             this.request = request;
         }
 
+        /** On a handler thread: the request waited in the queue until now. */
         @Override
         public void run() {
+            RpmaAcceptor.this.observer.queueWait(endpointName(),
+                    Duration.ofNanos(System.nanoTime() - this.request.obtainedNanos));
+            invoke();
+        }
+
+        void invoke() {
             RpmaAcceptor acceptor = RpmaAcceptor.this;
-            acceptor.observer.queueWait(endpointName(), Duration.ofNanos(System.nanoTime() - this.request.obtainedNanos));
             if (this.request.isDecided()) {
                 return;
             }
             try {
-                acceptor.observer.handle(this.request, acceptor.handler.name(), () -> {
-                    try {
-                        acceptor.handler.handle(this.request);
-                    }
-                    catch (RuntimeException ex) {
-                        throw ex;
-                    }
-                    catch (Exception ex) {
-                        throw new RpmaHandlerException(ex);
-                    }
-                    return null;
-                });
+                acceptor.observer.handle(this.request, acceptor.handler.name(), this);
                 if (this.request.rejectIfPending(RejectReason.HANDLER_FAILED)) {
                     logger.warn("Connection handler " + acceptor.handler.name() + " returned without connecting or"
                             + " rejecting a request on endpoint '" + endpointName() + "'; the request was rejected");
@@ -664,6 +666,21 @@ final class RpmaAcceptor implements Runnable {
                     acceptor.handlerReturned(connection);
                 }
             }
+        }
+
+        /** The handler itself, called by the observer. */
+        @Override
+        public Void get() {
+            try {
+                RpmaAcceptor.this.handler.handle(this.request);
+            }
+            catch (RuntimeException ex) {
+                throw ex;
+            }
+            catch (Exception ex) {
+                throw new RpmaHandlerException(ex);
+            }
+            return null;
         }
     }
 

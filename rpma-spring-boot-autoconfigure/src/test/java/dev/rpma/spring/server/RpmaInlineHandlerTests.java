@@ -39,6 +39,23 @@ class RpmaInlineHandlerTests {
 
     private final List<String> events = new CopyOnWriteArrayList<>();
 
+    private final List<String> observed = new CopyOnWriteArrayList<>();
+
+    /** Records which hooks ran, so a test sees whether a request waited in a queue. */
+    private final RpmaServerObserver observer = new RpmaServerObserver() {
+
+        @Override
+        public void queueWait(String endpoint, Duration wait) {
+            RpmaInlineHandlerTests.this.observed.add("queueWait");
+        }
+
+        @Override
+        public <T> T handle(RpmaIncomingRequest request, String handlerName, java.util.function.Supplier<T> invocation) {
+            RpmaInlineHandlerTests.this.observed.add("handle " + handlerName);
+            return invocation.get();
+        }
+    };
+
     private RpmaServer server;
 
     private FakeEndpoint endpoint;
@@ -111,6 +128,15 @@ class RpmaInlineHandlerTests {
     }
 
     @Test
+    void anInlineHandlerIsObservedButRecordsNoQueueWaitSinceItHasNoQueue() {
+        start(RpmaIncomingRequest::reject);
+        FakeRequest request = this.endpoint.queueRequest(HELLO);
+        assertThat(request.awaitConsumed(WAIT)).isEqualTo(FakeRequest.State.DELETED);
+
+        assertThat(this.observed).containsExactly("handle recording");
+    }
+
+    @Test
     void settingsWithoutTheFlagKeepHandlersOffTheAcceptorThread() {
         RpmaEndpointSettings settings = new RpmaEndpointSettings(RpmaEndpointSettings.DEFAULT_ENDPOINT, ADDRESS, 7204,
                 8, 2, Duration.ofSeconds(5), Duration.ofMillis(50), Duration.ZERO, 10);
@@ -120,6 +146,7 @@ class RpmaInlineHandlerTests {
         assertThat(request.awaitConsumed(WAIT)).isEqualTo(FakeRequest.State.DELETED);
 
         assertThat(this.handlerThreads).singleElement().asString().startsWith("rpma-default-handler-");
+        assertThat(this.observed).containsExactly("queueWait", "handle recording");
     }
 
     private void start(RpmaRequestHandler handler) {
@@ -155,7 +182,7 @@ class RpmaInlineHandlerTests {
 
             @Override
             public RpmaServerObserver observer() {
-                return RpmaServerObserver.NONE;
+                return RpmaInlineHandlerTests.this.observer;
             }
 
             @Override
