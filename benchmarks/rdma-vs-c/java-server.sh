@@ -24,6 +24,8 @@
 #   JAVA_SERVER_START_TIMEOUT  seconds to wait for UP (default 300: the JVM starts in 45-80 s
 #                           under the emulator)
 #   JAVA_SERVER_ARGS        more application arguments (e.g. --logging.level.root=WARN)
+#   JAVA_SERVER_LAUNCHER    a command the JVM runs under (perf-in-vm.sh: perf record ... --); the
+#                           pid printed is then the launcher's
 set -uo pipefail
 HERE=$(dirname "$(realpath "$0")")
 ROOT=$(realpath "$HERE/../..")
@@ -53,8 +55,8 @@ JAVA_SERVER_OPTS=${JAVA_SERVER_OPTS:--XX:TieredStopAtLevel=1 -XX:+UseSerialGC -X
 HTTP_PORT=${JAVA_SERVER_HTTP_PORT:-8080}
 START_TIMEOUT=${JAVA_SERVER_START_TIMEOUT:-300}
 
-# shellcheck disable=SC2086  # JAVA_SERVER_OPTS and JAVA_SERVER_ARGS are word lists
-java $JAVA_SERVER_OPTS -jar "$JAR" \
+# shellcheck disable=SC2086  # JAVA_SERVER_LAUNCHER, JAVA_SERVER_OPTS and JAVA_SERVER_ARGS are word lists
+${JAVA_SERVER_LAUNCHER:-} java $JAVA_SERVER_OPTS -jar "$JAR" \
   --rpma.server.address="$addr" \
   --rpma.server.port="$hello_port" \
   --rpma.server.endpoints.pingpong.port="$pingpong_port" \

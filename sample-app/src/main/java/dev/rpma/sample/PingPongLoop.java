@@ -98,11 +98,7 @@ final class PingPongLoop implements Runnable, AutoCloseable {
     public void run() {
         try {
             while (!this.stopping) {
-                takeAdded();
-                if (this.sessions.isEmpty() || this.busyPollNanos <= 0 || !busyPoll()) {
-                    waitAndDrain();
-                }
-                this.sessions.removeIf(PingPongSession::endIfFinished);
+                serveOnce();
             }
         }
         catch (Throwable ex) {
@@ -114,6 +110,27 @@ final class PingPongLoop implements Runnable, AutoCloseable {
             this.sessions.clear();
             endAdded();
             this.poller.close();
+        }
+    }
+
+    /**
+     * One turn of the loop, in a method of its own: {@link #run} is entered once, so the JIT would
+     * compile its loop only by on-stack replacement, and the profile showed it interpreted.
+     */
+    private void serveOnce() {
+        takeAdded();
+        if (this.sessions.isEmpty() || this.busyPollNanos <= 0 || !busyPoll()) {
+            waitAndDrain();
+        }
+        endFinished();
+    }
+
+    private void endFinished() {
+        // indexed, as every loop over the sessions here: no iterator per look (C1 does no escape analysis)
+        for (int i = this.sessions.size() - 1; i >= 0; i--) {
+            if (this.sessions.get(i).endIfFinished()) {
+                this.sessions.remove(i);
+            }
         }
     }
 
@@ -140,8 +157,8 @@ final class PingPongLoop implements Runnable, AutoCloseable {
 
     private int fdCount() {
         int count = 0;
-        for (PingPongSession session : this.sessions) {
-            count += session.fds().length;
+        for (int i = 0; i < this.sessions.size(); i++) {
+            count += this.sessions.get(i).fds().length;
         }
         return count;
     }
@@ -155,8 +172,8 @@ final class PingPongLoop implements Runnable, AutoCloseable {
         long deadline = System.nanoTime() + this.busyPollNanos;
         do {
             boolean found = false;
-            for (PingPongSession session : this.sessions) {
-                found |= session.pollOnce(this.batch);
+            for (int i = 0; i < this.sessions.size(); i++) {
+                found |= this.sessions.get(i).pollOnce(this.batch);
             }
             if (found || !this.added.isEmpty()) {
                 return true;
@@ -170,14 +187,17 @@ final class PingPongLoop implements Runnable, AutoCloseable {
 
     private void waitAndDrain() {
         int count = 0;
-        for (PingPongSession session : this.sessions) {
+        for (int i = 0; i < this.sessions.size(); i++) {
+            PingPongSession session = this.sessions.get(i);
+            session.countRounds();
             for (int fd : session.fds()) {
                 this.fds[count++] = fd;
             }
         }
         int ready = this.poller.await(this.fds, count, SLICE_MILLIS);
         int index = 0;
-        for (PingPongSession session : this.sessions) {
+        for (int i = 0; i < this.sessions.size(); i++) {
+            PingPongSession session = this.sessions.get(i);
             boolean readable = false;
             for (int queue = 0; queue < session.fds().length; queue++, index++) {
                 if (this.poller.isReadable(index)) {

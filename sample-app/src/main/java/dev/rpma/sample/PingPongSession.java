@@ -80,6 +80,9 @@ final class PingPongSession {
 
     private long rounds;
 
+    /** Rounds already added to {@link #roundsCounter}. */
+    private long countedRounds;
+
     PingPongSession(RpmaServerConnection server, RpmaMemoryRegion receiveRegion, ByteBuffer received,
             RpmaMemoryRegion sendRegion, ByteBuffer sent, Counter roundsCounter) {
         this.server = server;
@@ -193,6 +196,7 @@ final class PingPongSession {
             }
         }
         if (this.finished) {
+            countRounds();
             this.ended.countDown();
             return true;
         }
@@ -202,6 +206,7 @@ final class PingPongSession {
     /** Ends the session as it is (the loop stops). */
     void endNow() {
         this.finished = true;
+        countRounds();
         this.ended.countDown();
     }
 
@@ -269,7 +274,18 @@ final class PingPongSession {
         this.connection.send(this.sendRegion, 0, ExampleProtocols.MESSAGE_SIZE, CompletionMode.ALWAYS, SEND_CONTEXT);
         this.sendInFlight = true;
         this.rounds++;
-        this.roundsCounter.increment();
+    }
+
+    /**
+     * Adds the rounds since the last call to the rounds counter: called by the loop before it sleeps
+     * and when the session ends, so a busy session pays for the meter once per wake-up, not per message.
+     */
+    void countRounds() {
+        long pending = this.rounds - this.countedRounds;
+        if (pending > 0) {
+            this.roundsCounter.increment(pending);
+            this.countedRounds = this.rounds;
+        }
     }
 
     // ---------------------------------------------------------------- the handler thread

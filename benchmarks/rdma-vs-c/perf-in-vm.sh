@@ -1,0 +1,44 @@
+#!/bin/bash
+# perf-in-vm.sh - runs INSIDE the soft-RoCE VM: the sample app under `perf record` (cpu-clock
+# samples with call graphs, the JIT's symbols from -XX:+DumpPerfMapAtExit) while the C load client
+# runs ping-pong, to see where the Java server's CPU per round trip goes, thread by thread.
+# In the TCG guest perf samples user code only of a process it starts itself (-p and -a get none),
+# so perf starts the JVM (java-server.sh's JAVA_SERVER_LAUNCHER) and records only the measured part
+# (--control: enabled after the warm-up, disabled before the stop).
+#
+#   tools/rxe-vm/rxe-vm.sh -t 900 -w "$PWD/benchmarks/rdma-vs-c/target" -- benchmarks/rdma-vs-c/perf-in-vm.sh
+#   benchmarks/rdma-vs-c/perf-report.py benchmarks/rdma-vs-c/target/perf-script.txt
+#
+# Environment (defaults in brackets): ADDR [$RPMA_TEST_SAME_IP or 198.18.0.1], CONCURRENCY [4],
+# ROUNDS [5000 per client], WARMUP_PINGPONG [10000 per client, 4 clients], FREQUENCY [2000 Hz],
+# JAVA_SERVER_OPTS [java-server.sh's default plus what perf needs]. Output in $BIN [target]:
+# perf-script.txt (perf script: comm, tid, symbols of each sample) and perf-client.txt.
+set -uo pipefail
+HERE=$(dirname "$(realpath "$0")")
+BIN=${BIN:-$HERE/target}
+ADDR=${ADDR:-${RPMA_TEST_SAME_IP:-198.18.0.1}}
+CONCURRENCY=${CONCURRENCY:-4}
+ROUNDS=${ROUNDS:-5000}
+WARMUP_PINGPONG=${WARMUP_PINGPONG:-10000}
+FREQUENCY=${FREQUENCY:-2000}
+WORK=$(mktemp -d /tmp/perf.XXXXXX)
+mkfifo "$WORK/ctl" "$WORK/ack"
+export JAVA_SERVER_OPTS=${JAVA_SERVER_OPTS:--XX:TieredStopAtLevel=1 -XX:+UseSerialGC -Xms64m -Xmx256m -XX:+UnlockDiagnosticVMOptions -XX:+DumpPerfMapAtExit -XX:+PreserveFramePointer}
+export JAVA_SERVER_LAUNCHER="perf record -e cpu-clock -F $FREQUENCY -g -D -1 --control fifo:$WORK/ctl,$WORK/ack -o $WORK/perf.data --"
+rc=0
+
+# shellcheck source=lib-servers.sh
+. "$HERE/lib-servers.sh"
+start_java_server "$WORK/java.log" 7204 7206 || { echo "FAIL: the Java server did not start"; tail -n 50 "$WORK/java.log"; exit 1; }
+jvm=$(pgrep -P "$java_pid" java)
+echo "== perf pid $java_pid, JVM pid $jvm"
+"$BIN/load_client" pingpong "$ADDR" 7206 --rounds "$WARMUP_PINGPONG" --concurrency 4 > /dev/null || rc=1
+echo enable > "$WORK/ctl" && read -r _ < "$WORK/ack"
+"$BIN/load_client" pingpong "$ADDR" 7206 --rounds "$ROUNDS" --concurrency "$CONCURRENCY" | tee "$BIN/perf-client.txt" || rc=1
+echo disable > "$WORK/ctl" && read -r _ < "$WORK/ack"
+# the JVM writes its symbol map when it exits; perf then finishes the recording
+kill -TERM "$jvm"
+wait "$java_wrapper" || rc=1
+perf script -i "$WORK/perf.data" -F comm,tid,ip,sym > "$BIN/perf-script.txt" 2> "$WORK/perf-script.err" || { cat "$WORK/perf-script.err"; rc=1; }
+echo "== $(grep -c '^[^[:space:]]' "$BIN/perf-script.txt") samples in $BIN/perf-script.txt"
+exit $rc

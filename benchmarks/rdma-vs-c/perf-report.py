@@ -1,0 +1,64 @@
+#!/usr/bin/env python3
+"""perf-report.py PERF_SCRIPT [TOP] - summarizes perf-in-vm.sh's samples (perf script -F comm,tid,ip,sym):
+samples per thread, and per thread the share of kernel, native library and JIT-compiled Java code,
+and the hottest leaf symbols and Java frames (the first Java frame above each sample)."""
+import collections
+import sys
+
+
+def samples(path):
+    with open(path, errors="replace") as f:
+        block = []
+        for line in f:
+            if line.strip():
+                block.append(line.rstrip("\n"))
+            elif block:
+                yield block
+                block = []
+        if block:
+            yield block
+
+
+def kind(frame):
+    address, _, symbol = frame.strip().partition(" ")
+    if address.startswith("ffffffff"):
+        return "kernel"
+    if "(" in symbol and "." in symbol.split("(")[0]:
+        return "java"
+    if symbol.startswith(("Interpreter", "StubRoutines", "[unknown]")):
+        return "jvm-stub"
+    return "native"
+
+
+def main():
+    path = sys.argv[1]
+    top = int(sys.argv[2]) if len(sys.argv) > 2 else 12
+    threads = collections.Counter()
+    kinds = collections.defaultdict(collections.Counter)
+    leaves = collections.defaultdict(collections.Counter)
+    java = collections.defaultdict(collections.Counter)
+    for block in samples(path):
+        thread = block[0].split()[0]
+        frames = block[1:]
+        if not frames:
+            continue
+        threads[thread] += 1
+        kinds[thread][kind(frames[0])] += 1
+        leaves[thread][frames[0].strip().partition(" ")[2][:100]] += 1
+        first_java = next((f.strip().partition(" ")[2] for f in frames if kind(f) == "java"), "(no Java frame)")
+        java[thread][first_java.split("(")[0][-90:]] += 1
+    total = sum(threads.values())
+    print(f"{total} samples")
+    for thread, count in threads.most_common(8):
+        shares = ", ".join(f"{k} {100 * v / count:.0f}%" for k, v in kinds[thread].most_common())
+        print(f"\n== {thread}: {count} samples ({100 * count / total:.0f}%): {shares}")
+        print("   leaf symbols:")
+        for symbol, n in leaves[thread].most_common(top):
+            print(f"   {100 * n / count:5.1f}%  {symbol}")
+        print("   first Java frame:")
+        for symbol, n in java[thread].most_common(top):
+            print(f"   {100 * n / count:5.1f}%  {symbol}")
+
+
+if __name__ == "__main__":
+    main()
