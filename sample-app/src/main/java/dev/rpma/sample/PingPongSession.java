@@ -35,6 +35,9 @@ final class PingPongSession {
 
     static final long SEND_CONTEXT = 2;
 
+    /** How many rounds may wait to be added to the rounds counter while the loop stays busy. */
+    static final int ROUNDS_PER_COUNT = 64;
+
     /** {@code IBV_WC_WR_FLUSH_ERR}: how a closed connection shows up on the data path. */
     private static final int WC_FLUSHED = 5;
 
@@ -274,11 +277,15 @@ final class PingPongSession {
         this.connection.send(this.sendRegion, 0, ExampleProtocols.MESSAGE_SIZE, CompletionMode.ALWAYS, SEND_CONTEXT);
         this.sendInFlight = true;
         this.rounds++;
+        if (this.rounds - this.countedRounds >= ROUNDS_PER_COUNT) {
+            countRounds();
+        }
     }
 
     /**
-     * Adds the rounds since the last call to the rounds counter: called by the loop before it sleeps
-     * and when the session ends, so a busy session pays for the meter once per wake-up, not per message.
+     * Adds the rounds since the last call to the rounds counter: every {@link #ROUNDS_PER_COUNT}
+     * rounds, before the loop sleeps, and when the session ends, so the meter costs a fraction of
+     * a message and is never more than that many rounds behind.
      */
     void countRounds() {
         long pending = this.rounds - this.countedRounds;
