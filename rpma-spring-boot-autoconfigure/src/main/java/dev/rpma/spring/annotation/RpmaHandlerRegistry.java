@@ -103,12 +103,9 @@ public class RpmaHandlerRegistry {
                 if (cached != null) {
                     return cached;
                 }
-                int generation;
-                List<RpmaHandlerMethod> found;
-                synchronized (RpmaHandlerRegistry.this) {
-                    generation = RpmaHandlerRegistry.this.generation;
-                    found = List.copyOf(RpmaHandlerRegistry.this.handlers.getOrDefault(endpoint, List.of()));
-                }
+                // the generation before the lookup: a registration in between only makes the next request look again
+                int generation = RpmaHandlerRegistry.this.generation;
+                List<RpmaHandlerMethod> found = found();
                 check(endpoint, found);
                 this.resolved = new Resolved(generation, found.get(0));
                 return found.get(0);

@@ -31,8 +31,9 @@ import dev.rpma.jna.io.FdPoller;
  *
  * <p>It polls the non-blocking endpoint fd and the event fds of its accepted connections together
  * with a wake-up, calls {@code rpma_ep_next_conn_req} when the endpoint fd polls readable (and once
- * per poll interval without) while it has requests, up to a burst per round, hands each request to the handler executor through its
- * bounded queue (or runs it itself, for an inline handler), reads connection events, and runs the
+ * per poll interval without) while it has requests, up to a burst per round, hands each request to
+ * the handler executor through its bounded queue (or runs it itself, for an inline handler), reads
+ * connection events, and runs the
  * tasks other threads hand it (rejects, new connections). So every librpma call that is not
  * thread-safe ({@code rpma_ep_next_conn_req}, {@code rpma_conn_req_delete}, {@code rpma_ep_shutdown})
  * runs on this thread, and stopping never waits on a blocked native call.
@@ -169,7 +170,7 @@ final class RpmaAcceptor implements Runnable {
             this.endpoint.configureBlocking(false);
             this.endpointFd = this.endpoint.fd();
             while (!this.stopRequested) {
-                iterate(this.endpointFd, true);
+                iterate(true);
             }
         }
         catch (Throwable ex) {
@@ -183,12 +184,12 @@ final class RpmaAcceptor implements Runnable {
     }
 
     /** One round: wait, run handed-over tasks, take requests, read connection events, expire deadlines. */
-    private void iterate(int endpointFd, boolean accepting) {
+    private void iterate(boolean accepting) {
         long now = System.nanoTime();
         boolean acceptNow = accepting && now - this.backoffUntil >= 0;
         int count = 0;
         if (acceptNow) {
-            this.fds[count++] = endpointFd;
+            this.fds[count++] = this.endpointFd;
         }
         int firstConnection = count;
         int tracked = this.connections.size();
@@ -538,7 +539,7 @@ final class RpmaAcceptor implements Runnable {
         long graceEnd = System.nanoTime() + (grace.isNegative() ? Long.MAX_VALUE / 2 : grace.toNanos());
         try {
             while (System.nanoTime() - graceEnd < 0 && !isSettled()) {
-                iterate(-1, false);
+                iterate(false);
             }
             if (!isSettled()) {
                 logger.info("RDMA endpoint '" + endpointName() + "': grace period " + grace + " over with "

@@ -1,7 +1,6 @@
 package dev.rpma.spring.server;
 
-import java.lang.invoke.MethodHandles;
-import java.lang.invoke.VarHandle;
+import java.util.concurrent.atomic.AtomicIntegerFieldUpdater;
 
 import dev.rpma.jna.RpmaConnection;
 import dev.rpma.jna.RpmaConnectionRequest;
@@ -23,19 +22,11 @@ public final class RpmaIncomingRequest {
     static final int REJECTED = 3;
     static final int FAILED = 4;
 
-    private static final VarHandle STATE;
-
-    static {
-        try {
-            STATE = MethodHandles.lookup().findVarHandle(RpmaIncomingRequest.class, "state", int.class);
-        }
-        catch (ReflectiveOperationException ex) {
-            throw new ExceptionInInitializerError(ex);
-        }
-    }
+    private static final AtomicIntegerFieldUpdater<RpmaIncomingRequest> STATE = AtomicIntegerFieldUpdater
+        .newUpdater(RpmaIncomingRequest.class, "state");
 
     /**
-     * A field with a VarHandle rather than an AtomicInteger: one object less per request on the
+     * A field with an updater rather than an AtomicInteger: one object less per request on the
      * acceptor. Starts as 0, {@link #PENDING}, without a volatile store in the constructor.
      */
     private volatile int state;

@@ -46,9 +46,15 @@ public final class RpmaServer {
         /** The configuration for the requests of an endpoint, or {@code null} for librpma's defaults. */
         RpmaConnectionConfig requestConfig(Rpma rpma, RpmaEndpointSettings settings);
 
-        RpmaServerObserver observer();
+        /** Hooks around the dispatch path; none by default. */
+        default RpmaServerObserver observer() {
+            return RpmaServerObserver.NONE;
+        }
 
-        List<RpmaConnectionEventListener> listeners();
+        /** Who is told of the connections' events; nobody by default. */
+        default List<RpmaConnectionEventListener> listeners() {
+            return List.of();
+        }
     }
 
     /** Opens the peers and listens on every endpoint. */

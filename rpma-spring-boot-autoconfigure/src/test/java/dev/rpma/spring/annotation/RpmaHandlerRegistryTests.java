@@ -14,12 +14,10 @@ import dev.rpma.jna.RpmaConnectionConfig;
 import dev.rpma.jna.testing.FakeLibRpma;
 import dev.rpma.jna.testing.FakeRequest;
 import dev.rpma.spring.annotation.RpmaHandlerConfigurationException.Problem;
-import dev.rpma.spring.server.RpmaConnectionEventListener;
 import dev.rpma.spring.server.RpmaEndpointSettings;
 import dev.rpma.spring.server.RpmaIncomingRequest;
 import dev.rpma.spring.server.RpmaRequestHandler;
 import dev.rpma.spring.server.RpmaServer;
-import dev.rpma.spring.server.RpmaServerObserver;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
@@ -120,16 +118,6 @@ class RpmaHandlerRegistryTests {
             @Override
             public RpmaConnectionConfig requestConfig(Rpma rpma, RpmaEndpointSettings endpoint) {
                 return rpma.newConnectionConfig();
-            }
-
-            @Override
-            public RpmaServerObserver observer() {
-                return RpmaServerObserver.NONE;
-            }
-
-            @Override
-            public List<RpmaConnectionEventListener> listeners() {
-                return List.of();
             }
         };
     }

@@ -62,11 +62,6 @@ final class ServerHarness implements AutoCloseable {
             }
 
             @Override
-            public RpmaServerObserver observer() {
-                return RpmaServerObserver.NONE;
-            }
-
-            @Override
             public List<RpmaConnectionEventListener> listeners() {
                 return List.of((connection, event) -> ServerHarness.this.events.add(event.name()));
             }

@@ -30,12 +30,10 @@ import dev.rpma.jna.testing.FakeLibRpma.ConnectionConfigValues;
 import dev.rpma.jna.testing.FakeRequest;
 import dev.rpma.spring.annotation.RpmaConnectionHandlerBeanPostProcessor;
 import dev.rpma.spring.annotation.RpmaHandlerRegistry;
-import dev.rpma.spring.server.RpmaConnectionEventListener;
 import dev.rpma.spring.server.RpmaEndpointServer;
 import dev.rpma.spring.server.RpmaEndpointSettings;
 import dev.rpma.spring.server.RpmaRequestHandler;
 import dev.rpma.spring.server.RpmaServer;
-import dev.rpma.spring.server.RpmaServerObserver;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -265,16 +263,6 @@ class RpmaAutoConfigurationTests {
                 @Override
                 public RpmaConnectionConfig requestConfig(Rpma library, RpmaEndpointSettings endpoint) {
                     return null;
-                }
-
-                @Override
-                public RpmaServerObserver observer() {
-                    return RpmaServerObserver.NONE;
-                }
-
-                @Override
-                public List<RpmaConnectionEventListener> listeners() {
-                    return List.of();
                 }
             });
         }

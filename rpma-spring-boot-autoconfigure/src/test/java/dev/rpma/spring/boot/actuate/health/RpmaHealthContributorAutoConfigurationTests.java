@@ -30,14 +30,12 @@ import dev.rpma.spring.boot.actuate.Await;
 import dev.rpma.spring.boot.actuate.FakeRpmaServer;
 import dev.rpma.spring.boot.actuate.ScriptedHandler;
 import dev.rpma.spring.boot.autoconfigure.RpmaServerLifecycle;
-import dev.rpma.spring.server.RpmaConnectionEventListener;
 import dev.rpma.spring.server.RpmaEndpointServer;
 import dev.rpma.spring.server.RpmaEndpointSettings;
 import dev.rpma.spring.server.RpmaEndpointState;
 import dev.rpma.spring.server.RpmaIncomingRequest;
 import dev.rpma.spring.server.RpmaRequestHandler;
 import dev.rpma.spring.server.RpmaServer;
-import dev.rpma.spring.server.RpmaServerObserver;
 
 import static dev.rpma.spring.boot.actuate.FakeRpmaServer.ADDRESS;
 import static dev.rpma.spring.boot.actuate.FakeRpmaServer.PORT;
@@ -207,16 +205,6 @@ class RpmaHealthContributorAutoConfigurationTests {
         @Override
         public RpmaConnectionConfig requestConfig(Rpma rpma, RpmaEndpointSettings settings) {
             return null;
-        }
-
-        @Override
-        public RpmaServerObserver observer() {
-            return RpmaServerObserver.NONE;
-        }
-
-        @Override
-        public List<RpmaConnectionEventListener> listeners() {
-            return List.of();
         }
     }
 }
