@@ -1,7 +1,5 @@
 package dev.rpma.sample;
 
-import java.util.ArrayList;
-import java.util.List;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.TimeUnit;
 
@@ -30,6 +28,12 @@ final class PingPongLoop implements Runnable, AutoCloseable {
     /** Completion channels one loop waits on; a session has one or two. */
     private static final int MAX_FDS = 512;
 
+    /**
+     * Loop turns per call of {@link #serveTurns}: {@link #run} is entered once and stays
+     * interpreted, so the loop over the turns is in a method the JIT compiles.
+     */
+    private static final int TURNS_PER_CALL = 64;
+
     /** How often a quiet loop looks whether its sessions' connections are still open, in ms. */
     private static final int SLICE_MILLIS = 500;
 
@@ -43,7 +47,14 @@ final class PingPongLoop implements Runnable, AutoCloseable {
 
     private final ConcurrentLinkedQueue<PingPongSession> added = new ConcurrentLinkedQueue<>();
 
-    private final List<PingPongSession> sessions = new ArrayList<>();
+    /**
+     * The sessions served, in {@code sessions[0..sessionCount)}: an array, not a {@code List},
+     * because the loop looks at each of them per turn and C1, the JIT the project's VM scripts run
+     * the sample app with, does not inline calls through an interface.
+     */
+    private final PingPongSession[] sessions = new PingPongSession[MAX_FDS];
+
+    private int sessionCount;
 
     private final FdPoller poller = new FdPoller(MAX_FDS);
 
@@ -98,7 +109,7 @@ final class PingPongLoop implements Runnable, AutoCloseable {
     public void run() {
         try {
             while (!this.stopping) {
-                serveOnce();
+                serveTurns();
             }
         }
         catch (Throwable ex) {
@@ -106,30 +117,32 @@ final class PingPongLoop implements Runnable, AutoCloseable {
         }
         finally {
             this.gone = true;
-            this.sessions.forEach(PingPongSession::endNow);
-            this.sessions.clear();
+            for (int i = 0; i < this.sessionCount; i++) {
+                this.sessions[i].endNow();
+                this.sessions[i] = null;
+            }
+            this.sessionCount = 0;
             endAdded();
             this.poller.close();
         }
     }
 
-    /**
-     * One turn of the loop, in a method of its own: {@link #run} is entered once, so the JIT would
-     * compile its loop only by on-stack replacement, and the profile showed it interpreted.
-     */
-    private void serveOnce() {
-        takeAdded();
-        if (this.sessions.isEmpty() || this.busyPollNanos <= 0 || !busyPoll()) {
-            waitAndDrain();
+    private void serveTurns() {
+        for (int turn = 0; turn < TURNS_PER_CALL && !this.stopping; turn++) {
+            takeAdded();
+            if (this.sessionCount == 0 || this.busyPollNanos <= 0 || !busyPoll()) {
+                waitAndDrain();
+            }
+            endFinished();
         }
-        endFinished();
     }
 
     private void endFinished() {
-        // indexed, as every loop over the sessions here: no iterator per look (C1 does no escape analysis)
-        for (int i = this.sessions.size() - 1; i >= 0; i--) {
-            if (this.sessions.get(i).endIfFinished()) {
-                this.sessions.remove(i);
+        for (int i = this.sessionCount - 1; i >= 0; i--) {
+            if (this.sessions[i].endIfFinished()) {
+                // the order of the sessions does not matter: the last one takes the ended one's place
+                this.sessions[i] = this.sessions[--this.sessionCount];
+                this.sessions[this.sessionCount] = null;
             }
         }
     }
@@ -149,7 +162,7 @@ final class PingPongLoop implements Runnable, AutoCloseable {
                 session.endNow();
                 continue;
             }
-            this.sessions.add(session);
+            this.sessions[this.sessionCount++] = session;
             // what completed before the session was handed over
             session.drain(this.batch);
         }
@@ -157,8 +170,8 @@ final class PingPongLoop implements Runnable, AutoCloseable {
 
     private int fdCount() {
         int count = 0;
-        for (int i = 0; i < this.sessions.size(); i++) {
-            count += this.sessions.get(i).fds().length;
+        for (int i = 0; i < this.sessionCount; i++) {
+            count += this.sessions[i].fds().length;
         }
         return count;
     }
@@ -172,8 +185,8 @@ final class PingPongLoop implements Runnable, AutoCloseable {
         long deadline = System.nanoTime() + this.busyPollNanos;
         do {
             boolean found = false;
-            for (int i = 0; i < this.sessions.size(); i++) {
-                found |= this.sessions.get(i).pollOnce(this.batch);
+            for (int i = 0; i < this.sessionCount; i++) {
+                found |= this.sessions[i].pollOnce(this.batch);
             }
             if (found || !this.added.isEmpty()) {
                 return true;
@@ -187,8 +200,8 @@ final class PingPongLoop implements Runnable, AutoCloseable {
 
     private void waitAndDrain() {
         int count = 0;
-        for (int i = 0; i < this.sessions.size(); i++) {
-            PingPongSession session = this.sessions.get(i);
+        for (int i = 0; i < this.sessionCount; i++) {
+            PingPongSession session = this.sessions[i];
             session.countRounds();
             for (int fd : session.fds()) {
                 this.fds[count++] = fd;
@@ -196,8 +209,8 @@ final class PingPongLoop implements Runnable, AutoCloseable {
         }
         int ready = this.poller.await(this.fds, count, SLICE_MILLIS);
         int index = 0;
-        for (int i = 0; i < this.sessions.size(); i++) {
-            PingPongSession session = this.sessions.get(i);
+        for (int i = 0; i < this.sessionCount; i++) {
+            PingPongSession session = this.sessions[i];
             boolean readable = false;
             for (int queue = 0; queue < session.fds().length; queue++, index++) {
                 if (this.poller.isReadable(index)) {

@@ -191,6 +191,30 @@ class SampleHandlersTests {
     }
 
     @Test
+    void theLoopKeepsServingASessionAfterAnEarlierOneEnded() {
+        this.runner.run((context) -> {
+            FakeRequest first = this.fake.endpointAt("198.18.0.1", 7206).queueRequest(new byte[0]);
+            FakeRequest second = this.fake.endpointAt("198.18.0.1", 7206).queueRequest(new byte[0]);
+            FakeRequest third = this.fake.endpointAt("198.18.0.1", 7206).queueRequest(new byte[0]);
+            for (FakeRequest request : new FakeRequest[] { first, second, third }) {
+                assertThat(request.awaitConsumed(WAIT)).isEqualTo(FakeRequest.State.CONNECTED);
+            }
+            // the first one the loop took ends while the others go on
+            memoryOf(first.receives().get(0).localRegion()).setLong(0, ExampleProtocols.I_M_DONE);
+            first.connection().completionQueue().queueSuccess(first.receives().get(0).context(), IBV_WC_RECV, 8);
+            assertThat(first.connection().awaitDeleted(WAIT)).isTrue();
+            assertThat(this.fake.await(WAIT, () -> sessions("done") == 1)).isTrue();
+            for (FakeRequest request : new FakeRequest[] { second, third }) {
+                memoryOf(request.receives().get(0).localRegion()).setLong(0, 41);
+                request.connection().completionQueue().queueSuccess(request.receives().get(0).context(), IBV_WC_RECV, 8);
+                FakeConnection connection = request.connection();
+                assertThat(this.fake.await(WAIT, () -> connection.posted().size() == 2)).isTrue();
+                assertThat(memoryOf(connection.posted().get(1).localRegion()).getLong(0)).isEqualTo(42);
+            }
+        });
+    }
+
+    @Test
     void aPingPongSessionWhoseConnectionClosesEndsAsClosedAndFreesItsBuffers() {
         this.runner.run((context) -> {
             FakeRequest request = this.fake.endpointAt("198.18.0.1", 7206).queueRequest(new byte[0]);
