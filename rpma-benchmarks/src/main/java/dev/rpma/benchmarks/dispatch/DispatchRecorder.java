@@ -1,5 +1,7 @@
 package dev.rpma.benchmarks.dispatch;
 
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
@@ -21,6 +23,9 @@ final class DispatchRecorder {
 
     private final AtomicInteger handled = new AtomicInteger();
 
+    /** Opens when every request was handled: the measuring thread waits on it instead of polling beside the server. */
+    private final CountDownLatch allHandled = new CountDownLatch(1);
+
     DispatchRecorder(int requests) {
         this.returnedAt = new long[requests];
         this.invokedAt = new long[requests];
@@ -38,7 +43,14 @@ final class DispatchRecorder {
 
     /** Last thing a handler does, after its decision. */
     void done() {
-        this.handled.incrementAndGet();
+        if (this.handled.incrementAndGet() == this.returnedAt.length) {
+            this.allHandled.countDown();
+        }
+    }
+
+    /** Waits until every request was handled or the time passed; {@code true} in the first case. */
+    boolean awaitAllHandled(long timeout, TimeUnit unit) throws InterruptedException {
+        return this.allHandled.await(timeout, unit);
     }
 
     int handled() {
