@@ -93,9 +93,9 @@ public final class DispatchBenchmark {
     static final double TARGET_THROUGHPUT_RATIO = 0.80;
 
     /**
-     * The saturated starter's handler queue: far more than the acceptor gets ahead of the handler
-     * threads, and below the acceptor's limit of 4096 requests in flight, so that no request of the
-     * backlog is rejected as the queue being full.
+     * The saturated starter's handler queue, below the acceptor's limit of 4096 requests in flight:
+     * the acceptor gets that far ahead of the handler threads only when they lose their CPU for
+     * milliseconds; the requests it then rejects as the queue being full are reported.
      */
     static final int SATURATED_QUEUE_CAPACITY = 4000;
 
@@ -510,7 +510,8 @@ public final class DispatchBenchmark {
     private Round starterSaturated(boolean annotated, boolean inline) throws Exception {
         Fixture fixture = new Fixture(this.requests, this.nextPort++);
         try {
-            // a queue the acceptor never fills: this measures dispatch, not the queue-full path
+            // a queue the acceptor fills only when the handler threads lose their CPU: this measures
+            // dispatch, not the queue-full path
             RpmaEndpointServer server = annotated
                     ? fixture.server(SATURATED_QUEUE_CAPACITY, this.handlerThreads, false, fixture.annotatedHandler())
                     : fixture.server(SATURATED_QUEUE_CAPACITY, this.handlerThreads, inline);
