@@ -27,7 +27,8 @@ RESULTS=$LOG/results.txt
 
 # shellcheck source=lib-servers.sh
 . "$HERE/lib-servers.sh"
-cpu_ticks() { awk '{print $14 + $15}' "/proc/$1/stat" 2>/dev/null || echo 0; }
+# the ping-pong port of server A or B
+port_of() { if [ "$1" = A ]; then echo 7206; else echo 7216; fi; }
 
 SAMPLE_JAR=$JAR_A JAVA_SERVER_HTTP_PORT=8080 start_java_server "$LOG/a.log" 7204 7206 \
   || { echo "FAIL: server A did not start"; tail -n 40 "$LOG/a.log"; exit 1; }
@@ -39,10 +40,10 @@ trap 'kill $pid_a $pid_b 2>/dev/null; wait' EXIT
 
 # run A|B REP
 run() {
-  local port pid t0 t1 out
-  if [ "$1" = A ]; then port=7206; pid=$pid_a; else port=7216; pid=$pid_b; fi
+  local pid t0 t1 out
+  if [ "$1" = A ]; then pid=$pid_a; else pid=$pid_b; fi
   t0=$(cpu_ticks "$pid")
-  out=$("$BIN/load_client" pingpong "$ADDR" "$port" --rounds "$PINGPONG_ROUNDS" --warmup 200 \
+  out=$("$BIN/load_client" pingpong "$ADDR" "$(port_of "$1")" --rounds "$PINGPONG_ROUNDS" --warmup 200 \
     --concurrency "$CONCURRENCY" --timeout 300 --latency-file "$LOG/lat-$1") || { echo "FAIL: $1 rep $2"; return 1; }
   t1=$(cpu_ticks "$pid")
   echo "$out" | sed "s/^RESULT pingpong /RESULT pingpong server=$1 rep=$2 cpu_ms=$(( (t1 - t0) * 1000 / $(getconf CLK_TCK) )) /" \
@@ -50,8 +51,7 @@ run() {
 }
 
 for server in A B; do
-  port=$([ $server = A ] && echo 7206 || echo 7216)
-  "$BIN/load_client" pingpong "$ADDR" "$port" --rounds "$WARMUP_PINGPONG" --concurrency 4 --timeout 600 > /dev/null \
+  "$BIN/load_client" pingpong "$ADDR" "$(port_of $server)" --rounds "$WARMUP_PINGPONG" --concurrency 4 --timeout 600 > /dev/null \
     || { echo "FAIL: warm-up of $server"; exit 1; }
 done
 for rep in $(seq "$ROUNDS"); do

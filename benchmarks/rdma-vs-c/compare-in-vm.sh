@@ -62,7 +62,6 @@ LOG=$(mktemp -d /tmp/compare.XXXXXX)
 failures=0
 
 fail() { echo "FAIL $*"; failures=$((failures+1)); }
-cpu_ticks() { awk '{print $14 + $15}' "/proc/$1/stat" 2>/dev/null || echo 0; }
 # "tid ticks name" per thread of PID (name with blanks as _), for a CPU profile per thread
 thread_ticks() {
   awk '{ match($0, /\(.*\)/); name = substr($0, RSTART + 1, RLENGTH - 2); gsub(/ /, "_", name)

@@ -22,3 +22,6 @@ start_java_server() {
   wait_for_line "$1" 'java-server: listening' "${4:-300}" "$java_wrapper" || return 1
   java_pid=$(sed -n 's/^java-server: listening .* pid=\([0-9]*\).*/\1/p' "$1")
 }
+
+# cpu_ticks PID: user + system CPU time of the process so far, in clock ticks (getconf CLK_TCK)
+cpu_ticks() { awk '{print $14 + $15}' "/proc/$1/stat" 2>/dev/null || echo 0; }

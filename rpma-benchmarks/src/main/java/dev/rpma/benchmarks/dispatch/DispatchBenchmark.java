@@ -11,6 +11,7 @@ import java.util.Locale;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
+import java.util.stream.Collectors;
 
 import dev.rpma.benchmarks.binding.ForwardingLibRpma;
 import dev.rpma.benchmarks.binding.Internals;
@@ -325,10 +326,10 @@ public final class DispatchBenchmark {
                 starterRate / median(bareRaw, Round::perSecond), best(starter) / best(bareRaw));
         double[] perRound = perRoundRatios(starter, bareTyped);
         System.out.printf(Locale.ROOT, "throughput, starter / bare loop (typed API) within each round (run next to each other):"
-                + " median %.3f, %d of %d rounds >= %.2f; by round:%s%n", median(perRound),
+                + " median %.3f, %d of %d rounds >= %.2f; by round: %s%n", median(perRound),
                 Arrays.stream(perRound).filter((r) -> r >= TARGET_THROUGHPUT_RATIO).count(), perRound.length,
-                TARGET_THROUGHPUT_RATIO, Arrays.stream(perRound).mapToObj((r) -> String.format(Locale.ROOT, " %.2f", r))
-                        .reduce("", String::concat));
+                TARGET_THROUGHPUT_RATIO, Arrays.stream(perRound).mapToObj((r) -> String.format(Locale.ROOT, "%.2f", r))
+                        .collect(Collectors.joining(" ")));
         System.out.printf(Locale.ROOT, "CPU-bound estimate (no other load, %d CPUs): starter %.0f req/s (acceptor %.2f us +"
                 + " handlers %.2f us per request), bare loop %.0f req/s (%.2f us): ratio %.3f%n", cpus, starterCapacity,
                 starterCpu / 1e3, handlerCpu / 1e3, bareCapacity, bareCpu / 1e3, starterCapacity / bareCapacity);
