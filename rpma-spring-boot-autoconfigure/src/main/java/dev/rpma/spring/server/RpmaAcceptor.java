@@ -6,10 +6,11 @@ import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.List;
 import java.util.concurrent.ConcurrentLinkedQueue;
-import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.RejectedExecutionHandler;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.locks.ReentrantReadWriteLock;
 import java.util.function.Supplier;
 
@@ -51,6 +52,14 @@ final class RpmaAcceptor implements Runnable {
 
     /** Connections one endpoint tracks at most; requests beyond are rejected as the queue being full. */
     static final int MAX_CONNECTIONS = 4096;
+
+    /**
+     * The handler pool's policy when its queue is full: the invocation is marked, not thrown out as
+     * an exception, because a full queue is an expected condition of an overloaded server and the
+     * default policy builds an exception with a stack trace and the pool's description (under its
+     * main lock) for each request turned away, just when the acceptor is busiest.
+     */
+    static final RejectedExecutionHandler REFUSE = (task, pool) -> ((HandlerInvocation) task).refused = true;
 
     /** Requests taken from librpma per loop iteration, so connection events are not starved. */
     private static final int REQUESTS_PER_ROUND = 64;
@@ -98,6 +107,13 @@ final class RpmaAcceptor implements Runnable {
 
     /** A wake-up was written and the loop has not returned from its wait since: later ones need no syscall. */
     private final AtomicBoolean wakeupPending = new AtomicBoolean();
+
+    /**
+     * Requests rejected on other threads, for this thread to delete: a stack linked through the
+     * requests themselves, so that a handler's reject allocates nothing and the loop takes all of
+     * them with one exchange instead of a queue operation each.
+     */
+    private final AtomicReference<RpmaIncomingRequest> rejectedElsewhere = new AtomicReference<>();
 
     // owned by the loop thread
     private final List<RpmaServerConnection> connections = new ArrayList<>();
@@ -216,7 +232,8 @@ final class RpmaAcceptor implements Runnable {
 
     /** Wakes the loop; one write per wait however many threads hand it work meanwhile. Any thread. */
     private void wakeup() {
-        if (!this.wakeupPending.getAndSet(true)) {
+        // read first: while a wake-up is pending, handler threads only share the flag's cache line
+        if (!this.wakeupPending.get() && !this.wakeupPending.getAndSet(true)) {
             this.poller.wakeup();
         }
     }
@@ -237,6 +254,13 @@ final class RpmaAcceptor implements Runnable {
         Runnable task;
         while ((task = this.tasks.poll()) != null) {
             task.run();
+        }
+        RpmaIncomingRequest rejected = this.rejectedElsewhere.getAndSet(null);
+        while (rejected != null) {
+            RpmaIncomingRequest next = rejected.nextRejected;
+            rejected.nextRejected = null;
+            rejectNatively(rejected);
+            rejected = next;
         }
     }
 
@@ -315,13 +339,13 @@ final class RpmaAcceptor implements Runnable {
             new HandlerInvocation(incoming).invoke();
             return;
         }
-        try {
-            this.executor.execute(new HandlerInvocation(incoming));
-            this.inFlight.addLast(incoming);
-        }
-        catch (RejectedExecutionException ex) {
+        HandlerInvocation invocation = new HandlerInvocation(incoming);
+        this.executor.execute(invocation);
+        if (invocation.refused) {
             incoming.rejectIfPending(RejectReason.QUEUE_FULL);
+            return;
         }
+        this.inFlight.addLast(incoming);
     }
 
     /** Drops decided requests from the front of the in-flight queue and rejects those past their deadline. */
@@ -355,7 +379,12 @@ final class RpmaAcceptor implements Runnable {
             rejectNatively(request);
         }
         else {
-            this.tasks.add(() -> rejectNatively(request));
+            RpmaIncomingRequest head;
+            do {
+                head = this.rejectedElsewhere.get();
+                request.nextRejected = head;
+            }
+            while (!this.rejectedElsewhere.compareAndSet(head, request));
             wakeup();
         }
     }
@@ -580,6 +609,7 @@ final class RpmaAcceptor implements Runnable {
     private boolean isSettled() {
         runTasks();
         return this.executor.isTerminated() && this.connections.isEmpty() && this.tasks.isEmpty()
+                && this.rejectedElsewhere.get() == null
                 && this.inFlight.stream().noneMatch(RpmaIncomingRequest::isNativePending);
     }
 
@@ -630,6 +660,9 @@ final class RpmaAcceptor implements Runnable {
     final class HandlerInvocation implements Runnable, Supplier<Void> {
 
         final RpmaIncomingRequest request;
+
+        /** Set by {@link #REFUSE} on the acceptor thread, inside the pool's {@code execute}: the queue was full. */
+        boolean refused;
 
         HandlerInvocation(RpmaIncomingRequest request) {
             this.request = request;

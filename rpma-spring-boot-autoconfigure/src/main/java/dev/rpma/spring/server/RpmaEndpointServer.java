@@ -52,7 +52,7 @@ public final class RpmaEndpointServer {
         this.statistics = new RpmaEndpointStatistics((error) -> observer.error(settings.name(), error));
         this.executor = new ThreadPoolExecutor(settings.handlerThreads(), settings.handlerThreads(), 0,
                 TimeUnit.MILLISECONDS, new ArrayBlockingQueue<>(settings.queueCapacity()),
-                threadFactory("rpma-" + settings.name() + "-handler-"));
+                threadFactory("rpma-" + settings.name() + "-handler-"), RpmaAcceptor.REFUSE);
         this.acceptor = new RpmaAcceptor(settings, endpoint, requestConfig, this.executor, handler, this.statistics,
                 observer, List.copyOf(listeners));
         observer.endpointCreated(this);
