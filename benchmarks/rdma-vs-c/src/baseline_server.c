@@ -366,9 +366,9 @@ static uint64_t now_ns(void)
  */
 static void busy_poll(void)
 {
-	uint64_t deadline = now_ns() + busy_poll_ns;
+	uint64_t deadline = 0;
 	struct ibv_wc wc[WC_BATCH];
-	do {
+	for (;;) {
 		for (struct client *c = clients; c; c = c->next) {
 			int got = 0;
 			if (c->dead || !c->cq || rpma_cq_get_wc(c->cq, WC_BATCH, wc, &got) || got == 0)
@@ -377,7 +377,13 @@ static void busy_poll(void)
 			return;
 		}
 		sched_yield();
-	} while (now_ns() < deadline);
+		/* the clock only once a look found nothing, as the sample app does */
+		uint64_t now = now_ns();
+		if (deadline == 0)
+			deadline = now + busy_poll_ns;
+		else if (now >= deadline)
+			return;
+	}
 }
 
 static void reap_dead(void)
