@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs the Debian packages the build and the tests need (run as root; idempotent).
 # librpma0: the library itself; librpma-dev + libibverbs-dev: the header, for the layout probe the
-# tests compile (librpma-dev forgets to depend on libibverbs-dev); gcc: that probe and the C baseline.
+# tests compile (librpma-dev forgets to depend on libibverbs-dev); gcc: that probe, the C baseline and
+# rpma-jna's JNI data path (compiled by the build against the JDK's jni.h).
 set -euo pipefail
 packages=(librpma0 librpma-dev libibverbs-dev gcc maven openjdk-17-jdk-headless)
 missing=()

@@ -2,6 +2,7 @@ package dev.rpma.jna.raw;
 
 import com.sun.jna.Native;
 import com.sun.jna.NativeLibrary;
+import org.slf4j.LoggerFactory;
 
 /**
  * {@link LibRpma} over JNA direct mapping: every call is a static native method bound to the
@@ -10,8 +11,34 @@ import com.sun.jna.NativeLibrary;
  */
 final class JnaLibRpma implements LibRpma {
 
+    private static final int RPMA_E_NO_COMPLETION = -100005;
+
+    /** {@code rpma_cq_get_wc}, {@code rpma_send} and {@code rpma_recv} through JNI; {@code null}: through JNA. */
+    private final JniDataPath dataPath;
+
     JnaLibRpma(NativeLibrary library) {
+        this(library, JniDataPath.bind(library));
+        String reason = JniDataPath.unavailableReason();
+        LoggerFactory.getLogger(JnaLibRpma.class).info("librpma's data path (rpma_cq_get_wc, rpma_send, rpma_recv): {}",
+                (reason != null) ? "through JNA, " + reason : "through JNI");
+    }
+
+    JnaLibRpma(NativeLibrary library, JniDataPath dataPath) {
         Native.register(Direct.class, library);
+        this.dataPath = dataPath;
+    }
+
+    /** Whether the data path's calls go through JNI rather than JNA. */
+    boolean jniDataPath() {
+        return this.dataPath != null;
+    }
+
+    /** A JNI call's errno is where {@link #lastErrno()} finds a JNA call's (errors only: a look at an empty queue is none). */
+    private static int keepErrno(int rc) {
+        if (rc != 0 && rc != RPMA_E_NO_COMPLETION) {
+            Native.setLastError(JniDataPath.savedErrno());
+        }
+        return rc;
     }
 
     @Override
@@ -391,6 +418,10 @@ final class JnaLibRpma implements LibRpma {
 
     @Override
     public int rpma_send(long conn, long src, long offset, long len, int flags, long opContext) {
+        JniDataPath jni = this.dataPath;
+        if (jni != null) {
+            return keepErrno(jni.send(conn, src, offset, len, flags, opContext));
+        }
         return Direct.rpma_send(conn, src, offset, len, flags, opContext);
     }
 
@@ -401,6 +432,10 @@ final class JnaLibRpma implements LibRpma {
 
     @Override
     public int rpma_recv(long conn, long dst, long offset, long len, long opContext) {
+        JniDataPath jni = this.dataPath;
+        if (jni != null) {
+            return keepErrno(jni.recv(conn, dst, offset, len, opContext));
+        }
         return Direct.rpma_recv(conn, dst, offset, len, opContext);
     }
 
@@ -416,6 +451,10 @@ final class JnaLibRpma implements LibRpma {
 
     @Override
     public int rpma_cq_get_wc(long cq, int numEntries, long wc, long numEntriesGot) {
+        JniDataPath jni = this.dataPath;
+        if (jni != null) {
+            return keepErrno(jni.getWc(cq, numEntries, wc, numEntriesGot));
+        }
         return Direct.rpma_cq_get_wc(cq, numEntries, wc, numEntriesGot);
     }
 
