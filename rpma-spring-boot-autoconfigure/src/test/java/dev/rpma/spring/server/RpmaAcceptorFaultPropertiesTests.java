@@ -29,7 +29,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * exactly once, every connection deleted once, no freed handle used, every not-thread-safe call
  * made on the acceptor thread, and the counters add up.
  */
-class RpmaAcceptorFaultProperties {
+class RpmaAcceptorFaultPropertiesTests {
 
     enum NativeResult {
         REQUEST, NO_EVENT, EAGAIN, EINTR, INVAL, PROVIDER, NOMEM
