@@ -1,5 +1,7 @@
 package dev.rpma.jna;
 
+import java.util.Arrays;
+
 import dev.rpma.jna.raw.NativeMemory;
 
 /**
@@ -98,7 +100,8 @@ public final class RpmaConnectionRequest extends NativeHandle implements AutoClo
      * RoCE it may carry trailing zero padding up to the transport's length.
      */
     public byte[] privateData() {
-        return this.privateData.clone();
+        // not clone(): C1, which the VM scripts run, calls into the VM for it (1.6 % of a connection's CPU there)
+        return Arrays.copyOf(this.privateData, this.privateData.length);
     }
 
     /** The endpoint this request came from, {@code null} for a client's request. */

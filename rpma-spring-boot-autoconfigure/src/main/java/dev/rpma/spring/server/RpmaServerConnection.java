@@ -1,6 +1,7 @@
 package dev.rpma.spring.server;
 
 import java.time.Duration;
+import java.util.Arrays;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -55,7 +56,8 @@ public final class RpmaServerConnection {
 
     /** The private data of the request this connection came from (a copy). */
     public byte[] privateData() {
-        return this.privateData.clone();
+        // not clone(): C1, which the VM scripts run, calls into the VM for it (1.6 % of a connection's CPU there)
+        return Arrays.copyOf(this.privateData, this.privateData.length);
     }
 
     /** The last event seen, or {@code null} before the first. */
