@@ -184,30 +184,33 @@ final class PingPongLoop implements Runnable, AutoCloseable {
      * device access that costs about as much as a look.
      */
     private boolean busyPoll() {
-        long deadline = 0;
-        boolean timing = false;
-        for (;;) {
-            boolean found = false;
-            for (int i = 0; i < this.sessionCount; i++) {
-                found |= this.sessions[i].pollOnce(this.batch);
-            }
-            if (found || !this.added.isEmpty()) {
+        if (lookOnce()) {
+            return true;
+        }
+        long deadline = System.nanoTime() + this.busyPollNanos;
+        while (!this.stopping) {
+            if (lookOnce()) {
                 return true;
             }
-            // lets another runnable thread on this CPU (a client, soft-RoCE) go on
-            Thread.yield();
-            if (this.stopping) {
-                return false;
-            }
-            long now = System.nanoTime();
-            if (!timing) {
-                deadline = now + this.busyPollNanos;
-                timing = true;
-            }
-            else if (now - deadline >= 0) {
+            if (System.nanoTime() - deadline >= 0) {
                 return false;
             }
         }
+        return false;
+    }
+
+    /** One look at every session's queues; {@code true} when completions came or a session was handed over. */
+    private boolean lookOnce() {
+        boolean found = false;
+        for (int i = 0; i < this.sessionCount; i++) {
+            found |= this.sessions[i].pollOnce(this.batch);
+        }
+        if (found || !this.added.isEmpty()) {
+            return true;
+        }
+        // lets another runnable thread on this CPU (a client, soft-RoCE) go on
+        Thread.yield();
+        return false;
     }
 
     private void waitAndDrain() {

@@ -10,7 +10,6 @@ import java.util.concurrent.RejectedExecutionHandler;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.locks.ReentrantReadWriteLock;
 import java.util.function.Supplier;
 
@@ -34,10 +33,9 @@ import dev.rpma.jna.io.FdPoller;
  * with a wake-up, calls {@code rpma_ep_next_conn_req} when the endpoint fd polls readable (and once
  * per poll interval without) while it has requests, up to a burst per round, hands each request to
  * the handler executor through its bounded queue (or runs it itself, for an inline handler), reads
- * connection events, and runs the
- * tasks other threads hand it (rejects, new connections). So every librpma call that is not
- * thread-safe ({@code rpma_ep_next_conn_req}, {@code rpma_conn_req_delete}, {@code rpma_ep_shutdown})
- * runs on this thread, and stopping never waits on a blocked native call.
+ * connection events, and runs the tasks other threads hand it (rejects, new connections). So every
+ * librpma call that is not thread-safe ({@code rpma_ep_next_conn_req}, {@code rpma_conn_req_delete},
+ * {@code rpma_ep_shutdown}) runs on this thread, and stopping never waits on a blocked native call.
  *
  * <p>Outcomes of {@code rpma_ep_next_conn_req}: a request is dispatched; nothing available waits for
  * the fd; {@code RPMA_E_INVAL} (an event that was not a connection request) is counted and the loop
@@ -107,13 +105,6 @@ final class RpmaAcceptor implements Runnable {
 
     /** A wake-up was written and the loop has not returned from its wait since: later ones need no syscall. */
     private final AtomicBoolean wakeupPending = new AtomicBoolean();
-
-    /**
-     * Requests rejected on other threads, for this thread to delete: a stack linked through the
-     * requests themselves, so that a handler's reject allocates nothing and the loop takes all of
-     * them with one exchange instead of a queue operation each.
-     */
-    private final AtomicReference<RpmaIncomingRequest> rejectedElsewhere = new AtomicReference<>();
 
     // owned by the loop thread
     private final List<RpmaServerConnection> connections = new ArrayList<>();
@@ -255,13 +246,6 @@ final class RpmaAcceptor implements Runnable {
         while ((task = this.tasks.poll()) != null) {
             task.run();
         }
-        RpmaIncomingRequest rejected = this.rejectedElsewhere.getAndSet(null);
-        while (rejected != null) {
-            RpmaIncomingRequest next = rejected.nextRejected;
-            rejected.nextRejected = null;
-            rejectNatively(rejected);
-            rejected = next;
-        }
     }
 
     /**
@@ -379,12 +363,7 @@ final class RpmaAcceptor implements Runnable {
             rejectNatively(request);
         }
         else {
-            RpmaIncomingRequest head;
-            do {
-                head = this.rejectedElsewhere.get();
-                request.nextRejected = head;
-            }
-            while (!this.rejectedElsewhere.compareAndSet(head, request));
+            this.tasks.add(() -> rejectNatively(request));
             wakeup();
         }
     }
@@ -609,7 +588,6 @@ final class RpmaAcceptor implements Runnable {
     private boolean isSettled() {
         runTasks();
         return this.executor.isTerminated() && this.connections.isEmpty() && this.tasks.isEmpty()
-                && this.rejectedElsewhere.get() == null
                 && this.inFlight.stream().noneMatch(RpmaIncomingRequest::isNativePending);
     }
 

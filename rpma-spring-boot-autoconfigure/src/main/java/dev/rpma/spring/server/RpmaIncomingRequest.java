@@ -43,9 +43,6 @@ public final class RpmaIncomingRequest {
 
     volatile RpmaServerConnection connection;
 
-    /** The next request on the acceptor's stack of rejects from other threads; published by its CAS. */
-    RpmaIncomingRequest nextRejected;
-
     RpmaIncomingRequest(RpmaAcceptor acceptor, RpmaConnectionRequest request, long obtainedNanos, long deadlineNanos) {
         this.acceptor = acceptor;
         this.request = request;
