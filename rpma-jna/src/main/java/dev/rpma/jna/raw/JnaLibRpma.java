@@ -18,9 +18,8 @@ final class JnaLibRpma implements LibRpma {
 
     JnaLibRpma(NativeLibrary library) {
         this(library, JniDataPath.bind(library));
-        String reason = JniDataPath.unavailableReason();
         LoggerFactory.getLogger(JnaLibRpma.class).info("librpma's data path (rpma_cq_get_wc, rpma_send, rpma_recv): {}",
-                (reason != null) ? "through JNA, " + reason : "through JNI");
+                (this.dataPath != null) ? "through JNI" : "through JNA, " + JniDataPath.unavailableReason());
     }
 
     JnaLibRpma(NativeLibrary library, JniDataPath dataPath) {
