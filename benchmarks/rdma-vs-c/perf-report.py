@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """perf-report.py PERF_SCRIPT [TOP] - summarizes perf-in-vm.sh's samples (perf script -F comm,tid,ip,sym):
 samples per thread, and per thread the share of kernel, native library and JIT-compiled Java code,
-and the hottest leaf symbols and Java frames (the first Java frame above each sample)."""
+the hottest leaf symbols and Java frames (the first Java frame above each sample), and, when the
+script has the libraries (-F ...,dso), the share of each library."""
 import collections
 import sys
 
@@ -23,10 +24,14 @@ def kind(frame):
     address, _, symbol = frame.strip().partition(" ")
     if address.startswith("ffffffff"):
         return "kernel"
-    if "(" in symbol and "." in symbol.split("(")[0]:
-        return "java"
     if symbol.startswith(("Interpreter", "StubRoutines", "[unknown]")):
         return "jvm-stub"
+    if symbol.endswith(".map)"):   # with the library (-F ...,dso): the JIT's perf map
+        return "java"
+    if symbol.endswith(")") and " (" in symbol:
+        return "native"   # a library's symbol, e.g. clock_gettime@@GLIBC_2.17 (/usr/lib/.../libc.so.6)
+    if "(" in symbol and "." in symbol.split("(")[0]:
+        return "java"
     return "native"
 
 
@@ -37,6 +42,7 @@ def main():
     kinds = collections.defaultdict(collections.Counter)
     leaves = collections.defaultdict(collections.Counter)
     java = collections.defaultdict(collections.Counter)
+    libraries = collections.defaultdict(collections.Counter)
     for block in samples(path):
         thread = block[0].split()[0]
         frames = block[1:]
@@ -45,8 +51,10 @@ def main():
         threads[thread] += 1
         kinds[thread][kind(frames[0])] += 1
         leaves[thread][frames[0].strip().partition(" ")[2][:100]] += 1
-        first_java = next((f.strip().partition(" ")[2] for f in frames if kind(f) == "java"), "(no Java frame)")
+        first_java = next((f.strip().partition(" ")[2] for f in frames if kind(f) == "java"), "no Java frame")
         java[thread][first_java.split("(")[0][-90:]] += 1
+        if frames[0].rstrip().endswith(")"):
+            libraries[thread][frames[0].rstrip().rpartition("(")[2][:-1].rpartition("/")[2]] += 1
     total = sum(threads.values())
     print(f"{total} samples")
     for thread, count in threads.most_common(8):
@@ -58,6 +66,10 @@ def main():
         print("   first Java frame:")
         for symbol, n in java[thread].most_common(top):
             print(f"   {100 * n / count:5.1f}%  {symbol}")
+        if libraries[thread]:
+            print("   library:")
+            for library, n in libraries[thread].most_common(top):
+                print(f"   {100 * n / count:5.1f}%  {library}")
 
 
 if __name__ == "__main__":
