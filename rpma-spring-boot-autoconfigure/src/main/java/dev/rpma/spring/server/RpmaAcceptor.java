@@ -87,6 +87,8 @@ final class RpmaAcceptor implements Runnable {
 
     private final long requestDeadlineNanos;
 
+    private final long pollIntervalNanos;
+
     private final FdPoller poller = new FdPoller(MAX_CONNECTIONS + 1);
 
     private int endpointFd = -1;
@@ -118,6 +120,9 @@ final class RpmaAcceptor implements Runnable {
     /** When to look at the endpoint even if its fd did not poll readable. */
     private long nextUnpromptedLook;
 
+    /** Whether {@link #backoffUntil} is still ahead: the loop reads the clock only while it is, or a request is in flight. */
+    private boolean backingOff;
+
     private long backoffUntil;
 
     private volatile Thread thread;
@@ -140,6 +145,7 @@ final class RpmaAcceptor implements Runnable {
         this.observer = observer;
         this.listeners = listeners;
         this.requestDeadlineNanos = settings.requestDeadline().toNanos();
+        this.pollIntervalNanos = settings.pollInterval().toNanos();
     }
 
     String endpointName() {
@@ -192,8 +198,13 @@ final class RpmaAcceptor implements Runnable {
 
     /** One round: wait, run handed-over tasks, take requests, read connection events, expire deadlines. */
     private void iterate(boolean accepting) {
-        long now = System.nanoTime();
-        boolean acceptNow = accepting && now - this.backoffUntil >= 0;
+        // The clock only when a deadline is pending: where the clock source is not the TSC (the emulated
+        // HPET of the soft-RoCE VM, some virtual machines), each read is a system call.
+        long now = (this.backingOff || !this.inFlight.isEmpty()) ? System.nanoTime() : 0;
+        if (this.backingOff && now - this.backoffUntil >= 0) {
+            this.backingOff = false;
+        }
+        boolean acceptNow = accepting && !this.backingOff;
         int count = 0;
         if (acceptNow) {
             this.fds[count++] = this.endpointFd;
@@ -218,7 +229,7 @@ final class RpmaAcceptor implements Runnable {
             }
         }
         this.connections.removeIf((connection) -> connection.deleted);
-        settleRequests(System.nanoTime());
+        settleRequests();
     }
 
     /** Wakes the loop; one write per wait however many threads hand it work meanwhile. Any thread. */
@@ -230,8 +241,8 @@ final class RpmaAcceptor implements Runnable {
     }
 
     private int pollTimeout(long now, boolean accepting) {
-        long timeout = accepting ? this.settings.pollInterval().toNanos() : TimeUnit.MILLISECONDS.toNanos(STOPPING_POLL_MILLIS);
-        if (accepting && this.backoffUntil - now > 0) {
+        long timeout = accepting ? this.pollIntervalNanos : TimeUnit.MILLISECONDS.toNanos(STOPPING_POLL_MILLIS);
+        if (accepting && this.backingOff) {
             timeout = Math.min(timeout, this.backoffUntil - now);
         }
         RpmaIncomingRequest oldest = this.inFlight.peekFirst();
@@ -254,7 +265,6 @@ final class RpmaAcceptor implements Runnable {
      * while an empty endpoint is looked at only when its fd is readable or once per poll interval.
      */
     private void acceptAvailable() {
-        this.nextUnpromptedLook = System.nanoTime() + this.settings.pollInterval().toNanos();
         for (int i = 0; i < REQUESTS_PER_ROUND && !this.stopRequested; i++) {
             if (i == 1 && !this.poller.isReadableNow(this.endpointFd)) {
                 // A lone request, the common case: a look now would find nothing, and librpma reports
@@ -267,6 +277,7 @@ final class RpmaAcceptor implements Runnable {
                 request = this.endpoint.nextConnectionRequest(this.requestConfig);
             }
             catch (RpmaException ex) {
+                lookedAt(System.nanoTime());
                 onAcceptError(ex);
                 return;
             }
@@ -275,11 +286,16 @@ final class RpmaAcceptor implements Runnable {
             }
             this.consecutiveErrors = 0;
             if (request == null) {
+                lookedAt(System.nanoTime());
                 return;
             }
             this.statistics.recordObtained();
             dispatch(request);
         }
+    }
+
+    private void lookedAt(long now) {
+        this.nextUnpromptedLook = now + this.pollIntervalNanos;
     }
 
     private void onAcceptError(RpmaException ex) {
@@ -303,12 +319,14 @@ final class RpmaAcceptor implements Runnable {
         }
         long backoff = Math.min(BACKOFF_MAX_NANOS, BACKOFF_MIN_NANOS << Math.min(20, this.consecutiveErrors - 1));
         this.backoffUntil = System.nanoTime() + backoff;
+        this.backingOff = true;
         logger.warn("RDMA endpoint '" + endpointName() + "': " + ex.getMessage() + "; retrying in "
                 + TimeUnit.NANOSECONDS.toMillis(backoff) + " ms (" + this.consecutiveErrors + " in a row)");
     }
 
     private void dispatch(RpmaConnectionRequest request) {
         long now = System.nanoTime();
+        lookedAt(now);
         RpmaIncomingRequest incoming = new RpmaIncomingRequest(this, request, now, now + this.requestDeadlineNanos);
         if (this.paused) {
             incoming.rejectIfPending(RejectReason.PAUSED);
@@ -333,12 +351,13 @@ final class RpmaAcceptor implements Runnable {
     }
 
     /** Drops decided requests from the front of the in-flight queue and rejects those past their deadline. */
-    private void settleRequests(long now) {
+    private void settleRequests() {
         Iterator<RpmaIncomingRequest> it = this.inFlight.iterator();
         while (it.hasNext()) {
             RpmaIncomingRequest request = it.next();
             int state = request.state();
-            if (state == RpmaIncomingRequest.PENDING && now - request.deadlineNanos >= 0) {
+            // only an undecided request has a deadline; the walk ends at the first one still within it
+            if (state == RpmaIncomingRequest.PENDING && System.nanoTime() - request.deadlineNanos >= 0) {
                 if (request.rejectIfPending(RejectReason.DEADLINE)) {
                     logger.warn("Connection handler " + this.handler.name() + " did not connect or reject a request on"
                             + " endpoint '" + endpointName() + "' within " + this.settings.requestDeadline()
