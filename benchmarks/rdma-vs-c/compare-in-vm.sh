@@ -18,11 +18,12 @@
 #
 # Environment (defaults in brackets):
 #   ADDR [$RPMA_TEST_SAME_IP or 198.18.0.1]   the address all servers listen on
-#   ROUNDS [6]
+#   ROUNDS [10]                 alternating rounds; the emulator's rounds are bimodal (a ping-pong p50
+#                               of one server now and then half its usual), 10 let the mix even out
 #   HELLO_CYCLES [200]          sequential connect/disconnect cycles per round (1 client)
 #   HELLO_CYCLES_8 [15]         cycles per client and round with 8 concurrent clients
-#   PINGPONG_ROUNDS [2000]      measured round trips per round, 1 client (6 rounds: 12,000)
-#   PINGPONG_ROUNDS_4 [500]     measured round trips per client and round, 4 clients (12,000)
+#   PINGPONG_ROUNDS [2000]      measured round trips per round, 1 client (10 rounds: 20,000)
+#   PINGPONG_ROUNDS_4 [500]     measured round trips per client and round, 4 clients (20,000)
 #   PINGPONG_WARMUP [200]       unmeasured round trips per connection before those
 #   WARMUP_HELLO [250]          warm-up cycles per client (8 clients) per server
 #   WARMUP_PINGPONG [10000]     warm-up round trips per client (4 clients) per server
@@ -40,7 +41,7 @@ set -uo pipefail
 HERE=$(dirname "$(realpath "$0")")
 BIN=${BIN:-$HERE/target}
 ADDR=${ADDR:-${RPMA_TEST_SAME_IP:-198.18.0.1}}
-ROUNDS=${ROUNDS:-6}
+ROUNDS=${ROUNDS:-10}
 HELLO_CYCLES=${HELLO_CYCLES:-200}
 HELLO_CYCLES_8=${HELLO_CYCLES_8:-15}
 PINGPONG_ROUNDS=${PINGPONG_ROUNDS:-2000}

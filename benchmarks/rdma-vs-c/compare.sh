@@ -6,7 +6,7 @@
 # (summarize.sh). Extra arguments go to rxe-vm.sh (e.g. -t 1500 -c 2). The compare-in-vm.sh
 # variables (ROUNDS, PINGPONG_ROUNDS, ADDR, ...) are taken from the environment.
 #
-#   benchmarks/rdma-vs-c/compare.sh                 # ~9 min: build, VM boot, 3 rounds
+#   benchmarks/rdma-vs-c/compare.sh                 # 6-15 min: build, VM boot, 10 rounds
 #   SKIP_BUILD=1 ROUNDS=5 benchmarks/rdma-vs-c/compare.sh -t 1500
 #   ADDR=198.18.3.2 benchmarks/rdma-vs-c/compare.sh # veth topology (client through rxeA)
 #
