@@ -125,6 +125,19 @@ public final class FakeEndpoint {
         return request;
     }
 
+    /**
+     * Queues a connection request whose readiness librdmacm swallowed: the fd does not turn readable
+     * for it, so only a look at the endpoint without {@code POLLIN} finds it.
+     */
+    public FakeRequest queueRequestWithoutReadiness(byte[] privateData) {
+        FakeRequest request = new FakeRequest(this.fake, this, privateData.clone(), null, null);
+        synchronized (this.fake.lock) {
+            this.script.add(request);
+            this.fake.lock.notifyAll();
+        }
+        return request;
+    }
+
     /** Queues {@code RPMA_E_NO_EVENT} (errno {@code ENODATA}). */
     public FakeEndpoint queueNoEvent() {
         return queueFailure(RpmaError.NO_EVENT.code(), Errno.ENODATA);

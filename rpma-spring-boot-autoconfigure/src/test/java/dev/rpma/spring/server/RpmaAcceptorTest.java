@@ -99,6 +99,19 @@ class RpmaAcceptorTest {
     }
 
     @Test
+    void aRequestWhoseReadinessWasSwallowedIsFoundByALookOncePerPollInterval() {
+        this.harness.start(RpmaIncomingRequest::reject);
+        FakeRequest first = this.harness.endpoint.queueRequest(HELLO_SERVER);
+        this.harness.await("the first reject", () -> first.state() == FakeRequest.State.DELETED);
+        FakeRequest unannounced = this.harness.endpoint.queueRequestWithoutReadiness(HELLO_SERVER);
+        this.harness.await("the reject of the request the fd did not announce",
+                () -> unannounced.state() == FakeRequest.State.DELETED);
+
+        assertThat(this.harness.statistics().rejected(RejectReason.HANDLER)).isEqualTo(2);
+        assertThat(unannounced.consumedOnThread()).isEqualTo("rpma-acceptor-default");
+    }
+
+    @Test
     void anEventThatIsNotARequestIsCountedAndTheLoopGoesOn() {
         this.harness.start(RpmaIncomingRequest::connect);
         this.harness.endpoint.queueUnexpectedEvent();
