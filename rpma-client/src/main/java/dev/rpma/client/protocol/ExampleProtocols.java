@@ -1,6 +1,7 @@
 package dev.rpma.client.protocol;
 
 import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
 
 /**
  * The wire formats of librpma's examples, so that this project's server and client interoperate
@@ -15,6 +16,8 @@ public final class ExampleProtocols {
 
     /** What the server of 01-connection answers in its accept's private data (NUL included). */
     public static final String SERVER_GREETING = "Hello client!";
+
+    private static final byte[] CLIENT_GREETING_ASCII = CLIENT_GREETING.getBytes(StandardCharsets.US_ASCII);
 
     /** The string the server of 02-read-to-volatile exposes for reading (NUL included). */
     public static final String READ_CONTENT = "Hello client!";
@@ -55,8 +58,11 @@ public final class ExampleProtocols {
         return new String(data, 0, length, StandardCharsets.US_ASCII);
     }
 
-    /** Whether a client's private data is the greeting of 01-connection. */
+    /** Whether a client's private data is the greeting of 01-connection, NUL included. */
     public static boolean isClientGreeting(byte[] privateData) {
-        return CLIENT_GREETING.equals(fromCString(privateData)) && privateData.length > CLIENT_GREETING.length();
+        // bytes, not a String: a server asks this for every connection request
+        int length = CLIENT_GREETING_ASCII.length;
+        return privateData.length > length && privateData[length] == 0
+                && Arrays.equals(privateData, 0, length, CLIENT_GREETING_ASCII, 0, length);
     }
 }

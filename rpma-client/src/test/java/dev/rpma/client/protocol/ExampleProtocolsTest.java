@@ -31,6 +31,9 @@ class ExampleProtocolsTest {
         assertThat(ExampleProtocols.isClientGreeting("Hello server!".getBytes(StandardCharsets.US_ASCII)))
             .as("without its NUL").isFalse();
         assertThat(ExampleProtocols.isClientGreeting(ExampleProtocols.cString("Hello stranger!"))).isFalse();
+        assertThat(ExampleProtocols.isClientGreeting(ExampleProtocols.cString("Hello server!!")))
+            .as("the greeting followed by more text").isFalse();
+        assertThat(ExampleProtocols.isClientGreeting(ExampleProtocols.cString("Hello server"))).isFalse();
         assertThat(ExampleProtocols.isClientGreeting(new byte[0])).isFalse();
     }
 

@@ -5,7 +5,8 @@ import com.sun.jna.Platform;
 
 /**
  * The few libc calls the event loops need to wait on librpma's file descriptors: {@code fcntl},
- * {@code poll}, {@code eventfd}, {@code read}, {@code write}, {@code close}. Direct-mapped.
+ * {@code poll}, {@code eventfd}, {@code read}, {@code write}, {@code close}; and
+ * {@code sched_setscheduler} for the threads around them. Direct-mapped.
  * Internal API.
  */
 public final class LibC {
@@ -18,6 +19,7 @@ public final class LibC {
     public static final int EFD_NONBLOCK = 0x800;
     public static final int EINTR = 4;
     public static final int EAGAIN = 11;
+    public static final int SCHED_BATCH = 3;
 
     static {
         Native.register(LibC.class, Platform.C_LIBRARY_NAME);
@@ -51,4 +53,7 @@ public final class LibC {
 
     // int close(int fd);
     public static native int close(int fd);
+
+    // int sched_setscheduler(pid_t pid, int policy, const struct sched_param *param); pid 0: this thread
+    public static native int sched_setscheduler(int pid, int policy, long param);
 }

@@ -8,10 +8,16 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.IntSupplier;
+
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
 
 import dev.rpma.jna.RpmaConnectionConfig;
 import dev.rpma.jna.RpmaEndpoint;
+import dev.rpma.jna.io.ThreadScheduling;
 
 /**
  * One listening endpoint served: its {@link RpmaAcceptor} thread (the endpoint's owner), the
@@ -20,6 +26,8 @@ import dev.rpma.jna.RpmaEndpoint;
  * gracefully (see {@link RpmaEndpointSettings#gracePeriod()}).
  */
 public final class RpmaEndpointServer {
+
+    private static final Log logger = LogFactory.getLog(RpmaEndpointServer.class);
 
     private final RpmaEndpointSettings settings;
 
@@ -52,7 +60,7 @@ public final class RpmaEndpointServer {
         this.statistics = new RpmaEndpointStatistics((error) -> observer.error(settings.name(), error));
         this.executor = new ThreadPoolExecutor(settings.handlerThreads(), settings.handlerThreads(), 0,
                 TimeUnit.MILLISECONDS, new ArrayBlockingQueue<>(settings.queueCapacity()),
-                threadFactory("rpma-" + settings.name() + "-handler-"), RpmaAcceptor.REFUSE);
+                handlerThreadFactory(settings, ThreadScheduling::batchCurrentThread), RpmaAcceptor.REFUSE);
         this.acceptor = new RpmaAcceptor(settings, endpoint, requestConfig, this.executor, handler, this.statistics,
                 observer, List.copyOf(listeners));
         observer.endpointCreated(this);
@@ -202,10 +210,28 @@ public final class RpmaEndpointServer {
         }
     }
 
-    private static ThreadFactory threadFactory(String prefix) {
+    /**
+     * Handler threads, under {@code SCHED_BATCH} unless the settings say otherwise: the acceptor wakes
+     * one for a request, and a woken thread of the default policy often takes the acceptor's own CPU
+     * (measured with the dispatch benchmark, docs/benchmarks.md).
+     *
+     * @param batchCurrentThread puts the calling thread under {@code SCHED_BATCH}; 0 or the errno
+     */
+    static ThreadFactory handlerThreadFactory(RpmaEndpointSettings settings, IntSupplier batchCurrentThread) {
+        String prefix = "rpma-" + settings.name() + "-handler-";
         AtomicInteger count = new AtomicInteger();
+        AtomicBoolean warned = new AtomicBoolean();
         return (runnable) -> {
-            Thread thread = new Thread(runnable, prefix + count.incrementAndGet());
+            Runnable body = !settings.batchHandlerThreads() ? runnable : () -> {
+                int errno = batchCurrentThread.getAsInt();
+                if (errno != 0 && warned.compareAndSet(false, true)) {
+                    logger.warn("RDMA endpoint '" + settings.name() + "': its handler threads keep the default"
+                            + " scheduling policy, sched_setscheduler(SCHED_BATCH) failed with errno " + errno
+                            + "; set rpma.server.acceptor.handler-batch-scheduling=false to not try");
+                }
+                runnable.run();
+            };
+            Thread thread = new Thread(body, prefix + count.incrementAndGet());
             thread.setDaemon(true);
             return thread;
         };

@@ -18,10 +18,12 @@ import java.util.Objects;
  * @param inlineHandler whether the handler runs on the acceptor thread instead of a handler thread
  *     ({@code queueCapacity} and {@code handlerThreads} then do not apply): for handlers that decide at
  *     once and never block, since a handler that blocks there stops the endpoint's event loop
+ * @param batchHandlerThreads whether the handler threads run under Linux's {@code SCHED_BATCH} policy, so
+ *     that waking one for a request never preempts the acceptor thread on its CPU
  */
 public record RpmaEndpointSettings(String name, String address, int port, int queueCapacity, int handlerThreads,
         Duration requestDeadline, Duration pollInterval, Duration gracePeriod, int maxConsecutiveErrors,
-        boolean inlineHandler) {
+        boolean inlineHandler, boolean batchHandlerThreads) {
 
     /** The name of the endpoint configured under {@code rpma.server} itself. */
     public static final String DEFAULT_ENDPOINT = "default";
@@ -34,10 +36,18 @@ public record RpmaEndpointSettings(String name, String address, int port, int qu
         Objects.requireNonNull(gracePeriod, "gracePeriod");
     }
 
-    /** Settings whose handler runs on handler threads. */
+    /** Settings with batch-scheduled handler threads. */
+    public RpmaEndpointSettings(String name, String address, int port, int queueCapacity, int handlerThreads,
+            Duration requestDeadline, Duration pollInterval, Duration gracePeriod, int maxConsecutiveErrors,
+            boolean inlineHandler) {
+        this(name, address, port, queueCapacity, handlerThreads, requestDeadline, pollInterval, gracePeriod,
+                maxConsecutiveErrors, inlineHandler, true);
+    }
+
+    /** Settings whose handler runs on batch-scheduled handler threads. */
     public RpmaEndpointSettings(String name, String address, int port, int queueCapacity, int handlerThreads,
             Duration requestDeadline, Duration pollInterval, Duration gracePeriod, int maxConsecutiveErrors) {
         this(name, address, port, queueCapacity, handlerThreads, requestDeadline, pollInterval, gracePeriod,
-                maxConsecutiveErrors, false);
+                maxConsecutiveErrors, false, true);
     }
 }

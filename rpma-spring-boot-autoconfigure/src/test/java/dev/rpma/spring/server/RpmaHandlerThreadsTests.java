@@ -1,19 +1,29 @@
 package dev.rpma.spring.server;
 
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.Collection;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ThreadFactory;
+import java.util.concurrent.atomic.AtomicInteger;
 
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.springframework.boot.test.system.CapturedOutput;
+import org.springframework.boot.test.system.OutputCaptureExtension;
+
+import dev.rpma.jna.testing.SchedulingPolicies;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * The handler threads of an endpoint over the scripted fake: started with the server rather than by
- * its first requests, and parked (using no CPU) once requests stop coming. Thread states are
- * observed; nothing is timed.
+ * its first requests, parked (using no CPU) once requests stop coming, and batch-scheduled unless
+ * configured otherwise. Thread states and policies are observed; nothing is timed.
  */
 class RpmaHandlerThreadsTests {
 
@@ -53,6 +63,55 @@ class RpmaHandlerThreadsTests {
         assertThat(handledOn).allMatch((name) -> name.startsWith(HANDLER_THREAD));
         // a thread that kept polling for work would stay RUNNABLE
         this.harness.await("every handler thread to park", () -> allParked(4));
+    }
+
+    @Test
+    void handlerThreadsRunUnderTheBatchPolicySoThatWakingOneDoesNotPreemptTheAcceptor() {
+        assertThat(policiesOfHandlerThreads()).containsOnly(SchedulingPolicies.SCHED_BATCH);
+    }
+
+    @Test
+    void handlerThreadsKeepTheDefaultPolicyWhenBatchSchedulingIsOff() {
+        this.harness.batchHandlerThreads = false;
+        assertThat(policiesOfHandlerThreads()).containsOnly(SchedulingPolicies.SCHED_OTHER);
+    }
+
+    @Test
+    @ExtendWith(OutputCaptureExtension.class)
+    void aHandlerThreadWhosePolicyCannotBeSetRunsAnywayAndTheFailureIsLoggedOnce(CapturedOutput output)
+            throws InterruptedException {
+        RpmaEndpointSettings settings = new RpmaEndpointSettings(RpmaEndpointSettings.DEFAULT_ENDPOINT,
+                ServerHarness.ADDRESS, 7204, 8, 2, Duration.ofSeconds(5), Duration.ofSeconds(1), Duration.ZERO, 10);
+        int eperm = 1;
+        ThreadFactory factory = RpmaEndpointServer.handlerThreadFactory(settings, () -> eperm);
+        AtomicInteger ran = new AtomicInteger();
+        Thread first = factory.newThread(ran::incrementAndGet);
+        Thread second = factory.newThread(ran::incrementAndGet);
+        first.start();
+        second.start();
+        first.join();
+        second.join();
+
+        assertThat(ran).hasValue(2);
+        assertThat(output.getAll().split("sched_setscheduler\\(SCHED_BATCH\\) failed with errno 1", -1)).hasSize(2);
+        assertThat(output).contains("rpma.server.acceptor.handler-batch-scheduling=false");
+    }
+
+    private Collection<Integer> policiesOfHandlerThreads() {
+        this.harness.queueCapacity = 64;
+        Map<String, Integer> policies = new ConcurrentHashMap<>();
+        this.harness.start((request) -> {
+            policies.put(Thread.currentThread().getName(), SchedulingPolicies.ofCurrentThread());
+            request.reject();
+        });
+        int requests = 20;
+        for (int i = 0; i < requests; i++) {
+            this.harness.endpoint.queueRequest(("r" + i).getBytes(StandardCharsets.US_ASCII));
+        }
+        this.harness.await("every request rejected by the handler",
+                () -> this.harness.statistics().rejected(RejectReason.HANDLER) == requests);
+        assertThat(policies).isNotEmpty();
+        return policies.values();
     }
 
     private boolean allParked(int expected) {

@@ -38,6 +38,8 @@ final class ServerHarness implements AutoCloseable {
 
     int maxConsecutiveErrors = 10;
 
+    boolean batchHandlerThreads = true;
+
     ServerHarness start(RpmaRequestHandler handler) {
         listen(handler);
         this.server.start();
@@ -48,7 +50,7 @@ final class ServerHarness implements AutoCloseable {
     ServerHarness listen(RpmaRequestHandler handler) {
         RpmaEndpointSettings settings = new RpmaEndpointSettings(RpmaEndpointSettings.DEFAULT_ENDPOINT, ADDRESS, 7204,
                 this.queueCapacity, this.handlerThreads, this.requestDeadline, Duration.ofMillis(50), this.gracePeriod,
-                this.maxConsecutiveErrors);
+                this.maxConsecutiveErrors, false, this.batchHandlerThreads);
         this.server = RpmaServer.listen(Rpma.using(this.fake), List.of(settings), new RpmaServer.Components() {
 
             @Override

@@ -73,13 +73,14 @@ final class RpmaEndpointSettingsFactory {
         int maxErrors = pick(own, inherited, RpmaProperties.Acceptor::getMaxConsecutiveErrors,
                 DEFAULT_MAX_CONSECUTIVE_ERRORS);
         positive(prefix + ".acceptor.max-consecutive-errors", maxErrors);
+        boolean batch = pick(own, inherited, RpmaProperties.Acceptor::getHandlerBatchScheduling, true);
         Duration grace = properties.getShutdown().getGracePeriod();
         if (grace == null) {
             throw new InvalidRpmaPropertyException("rpma.server.shutdown.grace-period", null, "must be set");
         }
         // not inherited: it is a promise about one endpoint's handler, that it never blocks
         return new RpmaEndpointSettings(name, address.trim(), port, queueCapacity, handlerThreads, deadline,
-                pollInterval, grace, maxErrors, own.isInlineHandler());
+                pollInterval, grace, maxErrors, own.isInlineHandler(), batch);
     }
 
     private static <T> T pick(RpmaProperties.Acceptor own, RpmaProperties.Acceptor inherited,

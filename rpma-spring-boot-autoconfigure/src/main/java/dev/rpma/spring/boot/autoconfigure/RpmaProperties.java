@@ -218,6 +218,14 @@ public class RpmaProperties {
          */
         private boolean inlineHandler;
 
+        /**
+         * Whether the handler threads run under Linux's SCHED_BATCH scheduling policy: a handler thread woken
+         * for a request then never preempts the acceptor thread on its CPU, but takes an idle CPU at once, and
+         * keeps its nice value and CPU share (default: true). Where the policy cannot be set (a seccomp profile
+         * that forbids sched_setscheduler), the threads keep the default policy and a warning is logged.
+         */
+        private Boolean handlerBatchScheduling;
+
         public Integer getQueueCapacity() {
             return this.queueCapacity;
         }
@@ -264,6 +272,14 @@ public class RpmaProperties {
 
         public void setInlineHandler(boolean inlineHandler) {
             this.inlineHandler = inlineHandler;
+        }
+
+        public Boolean getHandlerBatchScheduling() {
+            return this.handlerBatchScheduling;
+        }
+
+        public void setHandlerBatchScheduling(Boolean handlerBatchScheduling) {
+            this.handlerBatchScheduling = handlerBatchScheduling;
         }
     }
 

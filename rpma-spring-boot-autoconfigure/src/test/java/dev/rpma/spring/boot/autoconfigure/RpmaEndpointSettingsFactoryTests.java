@@ -42,6 +42,8 @@ class RpmaEndpointSettingsFactoryTests {
                 assertThat(endpoint.pollInterval()).isEqualTo(Duration.ofSeconds(1));
                 assertThat(endpoint.maxConsecutiveErrors()).isEqualTo(10);
                 assertThat(endpoint.gracePeriod()).isEqualTo(Duration.ofSeconds(20));
+                assertThat(endpoint.inlineHandler()).isFalse();
+                assertThat(endpoint.batchHandlerThreads()).isTrue();
             });
             RpmaProperties properties = context.getBean(RpmaProperties.class);
             assertThat(properties.isEnabled()).isTrue();
@@ -73,6 +75,22 @@ class RpmaEndpointSettingsFactoryTests {
                 // own address, so the same port as the default endpoint is fine
                 assertThat(named(settings, "admin")).isEqualTo(new RpmaEndpointSettings("admin", "198.18.0.2", 7000,
                         8, 8, Duration.ofSeconds(2), Duration.ofMillis(250), Duration.ofSeconds(3), 3));
+            });
+    }
+
+    @Test
+    void batchSchedulingOfHandlerThreadsIsInheritedUnlessAnEndpointSetsItsOwn() {
+        this.runner
+            .withPropertyValues("rpma.server.acceptor.handler-batch-scheduling=false",
+                    "rpma.server.endpoints.replica.port=7001",
+                    "rpma.server.endpoints.bulk.port=7002",
+                    "rpma.server.endpoints.bulk.acceptor.handler-batch-scheduling=true")
+            .run((context) -> {
+                List<RpmaEndpointSettings> settings = RpmaEndpointSettingsFactory
+                    .create(context.getBean(RpmaProperties.class));
+                assertThat(named(settings, "default").batchHandlerThreads()).isFalse();
+                assertThat(named(settings, "replica").batchHandlerThreads()).isFalse();
+                assertThat(named(settings, "bulk").batchHandlerThreads()).isTrue();
             });
     }
 
