@@ -7,6 +7,7 @@ import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 
 import dev.rpma.jna.RpmaCompletions;
+import dev.rpma.jna.RpmaThread;
 import dev.rpma.jna.io.FdPoller;
 
 /**
@@ -71,7 +72,7 @@ final class PingPongLoop implements Runnable, AutoCloseable {
 
     PingPongLoop(long busyPollNanos) {
         this.busyPollNanos = busyPollNanos;
-        this.thread = new Thread(this, "sample-pingpong-loop");
+        this.thread = new RpmaThread(this, "sample-pingpong-loop");
         this.thread.setDaemon(true);
         this.thread.start();
     }

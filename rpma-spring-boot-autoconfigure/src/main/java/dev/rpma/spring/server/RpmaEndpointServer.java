@@ -17,6 +17,7 @@ import org.apache.commons.logging.LogFactory;
 
 import dev.rpma.jna.RpmaConnectionConfig;
 import dev.rpma.jna.RpmaEndpoint;
+import dev.rpma.jna.RpmaThread;
 import dev.rpma.jna.io.ThreadScheduling;
 
 /**
@@ -115,7 +116,7 @@ public final class RpmaEndpointServer {
         if (this.thread != null) {
             return;
         }
-        Thread acceptorThread = new Thread(this::runAcceptor, "rpma-acceptor-" + name());
+        Thread acceptorThread = new RpmaThread(this::runAcceptor, "rpma-acceptor-" + name());
         // non-daemon: a server whose only work is RDMA keeps the JVM alive
         acceptorThread.setDaemon(false);
         this.endpoint.handOffTo(acceptorThread);
@@ -231,7 +232,7 @@ public final class RpmaEndpointServer {
                 }
                 runnable.run();
             };
-            Thread thread = new Thread(body, prefix + count.incrementAndGet());
+            Thread thread = new RpmaThread(body, prefix + count.incrementAndGet());
             thread.setDaemon(true);
             return thread;
         };
