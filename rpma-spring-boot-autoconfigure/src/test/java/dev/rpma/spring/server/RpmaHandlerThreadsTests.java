@@ -2,13 +2,12 @@ package dev.rpma.spring.server;
 
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
-import java.util.Collection;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Supplier;
 
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -48,32 +47,23 @@ class RpmaHandlerThreadsTests {
     @Test
     void afterABurstEveryHandlerThreadParks() {
         this.harness.handlerThreads = 4;
-        this.harness.queueCapacity = 64;
-        Set<String> handledOn = ConcurrentHashMap.newKeySet();
-        this.harness.start((request) -> {
-            handledOn.add(Thread.currentThread().getName());
-            request.reject();
-        });
-        int requests = 50;
-        for (int i = 0; i < requests; i++) {
-            this.harness.endpoint.queueRequest(("r" + i).getBytes(StandardCharsets.US_ASCII));
-        }
-        this.harness.await("every request rejected by the handler",
-                () -> this.harness.statistics().rejected(RejectReason.HANDLER) == requests);
-        assertThat(handledOn).allMatch((name) -> name.startsWith(HANDLER_THREAD));
+        Map<String, Boolean> handledOn = handleBurst(50, () -> true);
+        assertThat(handledOn.keySet()).allMatch((name) -> name.startsWith(HANDLER_THREAD));
         // a thread that kept polling for work would stay RUNNABLE
         this.harness.await("every handler thread to park", () -> allParked(4));
     }
 
     @Test
     void handlerThreadsRunUnderTheBatchPolicySoThatWakingOneDoesNotPreemptTheAcceptor() {
-        assertThat(policiesOfHandlerThreads()).containsOnly(SchedulingPolicies.SCHED_BATCH);
+        assertThat(handleBurst(20, SchedulingPolicies::ofCurrentThread).values())
+            .containsOnly(SchedulingPolicies.SCHED_BATCH);
     }
 
     @Test
     void handlerThreadsKeepTheDefaultPolicyWhenBatchSchedulingIsOff() {
         this.harness.batchHandlerThreads = false;
-        assertThat(policiesOfHandlerThreads()).containsOnly(SchedulingPolicies.SCHED_OTHER);
+        assertThat(handleBurst(20, SchedulingPolicies::ofCurrentThread).values())
+            .containsOnly(SchedulingPolicies.SCHED_OTHER);
     }
 
     @Test
@@ -97,21 +87,24 @@ class RpmaHandlerThreadsTests {
         assertThat(output).contains("rpma.server.acceptor.handler-batch-scheduling=false");
     }
 
-    private Collection<Integer> policiesOfHandlerThreads() {
+    /**
+     * Starts the server with a handler that notes something of the thread it runs on and rejects, sends
+     * it a burst of requests, and returns what each handler thread noted.
+     */
+    private <T> Map<String, T> handleBurst(int requests, Supplier<T> ofHandlerThread) {
         this.harness.queueCapacity = 64;
-        Map<String, Integer> policies = new ConcurrentHashMap<>();
+        Map<String, T> noted = new ConcurrentHashMap<>();
         this.harness.start((request) -> {
-            policies.put(Thread.currentThread().getName(), SchedulingPolicies.ofCurrentThread());
+            noted.put(Thread.currentThread().getName(), ofHandlerThread.get());
             request.reject();
         });
-        int requests = 20;
         for (int i = 0; i < requests; i++) {
             this.harness.endpoint.queueRequest(("r" + i).getBytes(StandardCharsets.US_ASCII));
         }
         this.harness.await("every request rejected by the handler",
                 () -> this.harness.statistics().rejected(RejectReason.HANDLER) == requests);
-        assertThat(policies).isNotEmpty();
-        return policies.values();
+        assertThat(noted).isNotEmpty();
+        return noted;
     }
 
     private boolean allParked(int expected) {
