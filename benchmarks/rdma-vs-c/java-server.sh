@@ -50,8 +50,10 @@ JAR=${SAMPLE_JAR:-$(ls "$ROOT"/sample-app/target/sample-app-*.jar 2>/dev/null | 
 # compilation takes a vCPU for up to a second, and C2 kept compiling in every measured round;
 # with C1 the JIT is quiet after the warm-up and the server used 40 % less CPU per connection
 # (docs/performance.md, runs C and D). JAVA_SERVER_OPTS="-XX:+UseSerialGC -Xms64m -Xmx256m"
-# measures the default JIT.
-JAVA_SERVER_OPTS=${JAVA_SERVER_OPTS:--XX:TieredStopAtLevel=1 -XX:+UseSerialGC -Xms64m -Xmx256m}
+# measures the default JIT. No performance-data file (-XX:-UsePerfData, as often in containers):
+# its sampler thread woke every 50 ms and took 2-3.5 % of the server's CPU in the loaded runs
+# (docs/performance.md, run AD); jps and jstat then do not list the JVM, jcmd PID still works.
+JAVA_SERVER_OPTS=${JAVA_SERVER_OPTS:--XX:TieredStopAtLevel=1 -XX:+UseSerialGC -Xms64m -Xmx256m -XX:-UsePerfData}
 HTTP_PORT=${JAVA_SERVER_HTTP_PORT:-8080}
 START_TIMEOUT=${JAVA_SERVER_START_TIMEOUT:-300}
 

@@ -31,7 +31,7 @@ WARMUP_HELLO=${WARMUP_HELLO:-250}
 FREQUENCY=${FREQUENCY:-2000}
 WORK=$(mktemp -d /tmp/perf.XXXXXX)
 mkfifo "$WORK/ctl" "$WORK/ack"
-export JAVA_SERVER_OPTS=${JAVA_SERVER_OPTS:--XX:TieredStopAtLevel=1 -XX:+UseSerialGC -Xms64m -Xmx256m -XX:+UnlockDiagnosticVMOptions -XX:+DumpPerfMapAtExit -XX:+PreserveFramePointer}
+export JAVA_SERVER_OPTS=${JAVA_SERVER_OPTS:--XX:TieredStopAtLevel=1 -XX:+UseSerialGC -Xms64m -Xmx256m -XX:-UsePerfData -XX:+UnlockDiagnosticVMOptions -XX:+DumpPerfMapAtExit -XX:+PreserveFramePointer}
 export JAVA_SERVER_LAUNCHER="perf record -e cpu-clock -F $FREQUENCY -g -D -1 --control fifo:$WORK/ctl,$WORK/ack -o $WORK/perf.data --"
 rc=0
 

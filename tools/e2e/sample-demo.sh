@@ -28,8 +28,9 @@ done
 [ -f "$JAR" ] && [ -n "$ADDRESS" ] && [ -n "$LOGS" ] || { echo "sample-demo: --jar, --address and --logs are required" >&2; exit 2; }
 mkdir -p "$LOGS"
 APP_LOG=$LOGS/sample-app.log
-# C1 only and the serial GC: under software emulation the JVM is about 10x slower and has 2 vCPUs
-JAVA=(java -XX:TieredStopAtLevel=1 -XX:+UseSerialGC)
+# C1 only, the serial GC and no performance-data sampler: under software emulation the JVM is about
+# 10x slower and has 2 vCPUs (the options of benchmarks/rdma-vs-c/java-server.sh)
+JAVA=(java -XX:TieredStopAtLevel=1 -XX:+UseSerialGC -XX:-UsePerfData)
 BASE=http://127.0.0.1:$HTTP_PORT
 failures=0
 now() { date +%s.%N; }
