@@ -18,6 +18,7 @@
 # Environment:
 #   SAMPLE_JAR              the jar (default: the one in sample-app/target)
 #   JAVA_SERVER_OPTS        JVM options (default below; see docs/performance.md)
+#   JAVA_SERVER_EXTRA_OPTS  JVM options added to those (perf-in-vm.sh: what perf needs)
 #   JAVA_SERVER_HTTP_PORT   actuator port (default 8080); actuator is bound to ADDR (inside
 #                           the VM only 198.18.0.0/15 is used) and exposes only health and
 #                           metrics (the sample's own configuration also exposes shutdown)
@@ -57,8 +58,8 @@ JAVA_SERVER_OPTS=${JAVA_SERVER_OPTS:--XX:TieredStopAtLevel=1 -XX:+UseSerialGC -X
 HTTP_PORT=${JAVA_SERVER_HTTP_PORT:-8080}
 START_TIMEOUT=${JAVA_SERVER_START_TIMEOUT:-300}
 
-# shellcheck disable=SC2086  # JAVA_SERVER_LAUNCHER, JAVA_SERVER_OPTS and JAVA_SERVER_ARGS are word lists
-${JAVA_SERVER_LAUNCHER:-} java $JAVA_SERVER_OPTS -jar "$JAR" \
+# shellcheck disable=SC2086  # JAVA_SERVER_LAUNCHER, JAVA_SERVER_*OPTS and JAVA_SERVER_ARGS are word lists
+${JAVA_SERVER_LAUNCHER:-} java $JAVA_SERVER_OPTS ${JAVA_SERVER_EXTRA_OPTS:-} -jar "$JAR" \
   --rpma.server.address="$addr" \
   --rpma.server.port="$hello_port" \
   --rpma.server.endpoints.pingpong.port="$pingpong_port" \

@@ -14,24 +14,26 @@
 # hello], CONCURRENCY [4 for pingpong, 1 for hello], ROUNDS [5000 round trips or 400 cycles per
 # client], WARMUP_PINGPONG [10000 per client, 4 clients], WARMUP_HELLO [250 per client, 8 clients],
 # FREQUENCY [2000 Hz],
-# JAVA_SERVER_OPTS [java-server.sh's default plus what perf needs]. Output in $BIN [target]:
+# JAVA_SERVER_OPTS [java-server.sh's default; what perf needs is added]. Output in $BIN [target]:
 # perf-script.txt (perf script: comm, tid, symbols and libraries of each sample) and perf-client.txt.
 set -uo pipefail
 HERE=$(dirname "$(realpath "$0")")
 BIN=${BIN:-$HERE/target}
 ADDR=${ADDR:-${RPMA_TEST_SAME_IP:-198.18.0.1}}
 PROTO=${PROTO:-pingpong}
-if [ "$PROTO" = hello ]; then
-  CONCURRENCY=${CONCURRENCY:-1}; ROUNDS=${ROUNDS:-400}; port=7204; measured=(--cycles "$ROUNDS")
-else
-  CONCURRENCY=${CONCURRENCY:-4}; ROUNDS=${ROUNDS:-5000}; port=7206; measured=(--rounds "$ROUNDS")
-fi
 WARMUP_PINGPONG=${WARMUP_PINGPONG:-10000}
 WARMUP_HELLO=${WARMUP_HELLO:-250}
+if [ "$PROTO" = hello ]; then
+  CONCURRENCY=${CONCURRENCY:-1}; ROUNDS=${ROUNDS:-400}; port=7204
+  measured=(--cycles "$ROUNDS"); warmup=(--cycles "$WARMUP_HELLO" --concurrency 8)
+else
+  CONCURRENCY=${CONCURRENCY:-4}; ROUNDS=${ROUNDS:-5000}; port=7206
+  measured=(--rounds "$ROUNDS"); warmup=(--rounds "$WARMUP_PINGPONG" --concurrency 4)
+fi
 FREQUENCY=${FREQUENCY:-2000}
 WORK=$(mktemp -d /tmp/perf.XXXXXX)
 mkfifo "$WORK/ctl" "$WORK/ack"
-export JAVA_SERVER_OPTS=${JAVA_SERVER_OPTS:--XX:TieredStopAtLevel=1 -XX:+UseSerialGC -Xms64m -Xmx256m -XX:-UsePerfData -XX:+UnlockDiagnosticVMOptions -XX:+DumpPerfMapAtExit -XX:+PreserveFramePointer}
+export JAVA_SERVER_EXTRA_OPTS="-XX:+UnlockDiagnosticVMOptions -XX:+DumpPerfMapAtExit -XX:+PreserveFramePointer"
 export JAVA_SERVER_LAUNCHER="perf record -e cpu-clock -F $FREQUENCY -g -D -1 --control fifo:$WORK/ctl,$WORK/ack -o $WORK/perf.data --"
 rc=0
 
@@ -40,11 +42,7 @@ rc=0
 start_java_server "$WORK/java.log" 7204 7206 || { echo "FAIL: the Java server did not start"; tail -n 50 "$WORK/java.log"; exit 1; }
 jvm=$(pgrep -P "$java_pid" java)
 echo "== perf pid $java_pid, JVM pid $jvm"
-if [ "$PROTO" = hello ]; then
-  "$BIN/load_client" hello "$ADDR" 7204 --cycles "$WARMUP_HELLO" --concurrency 8 > /dev/null || rc=1
-else
-  "$BIN/load_client" pingpong "$ADDR" 7206 --rounds "$WARMUP_PINGPONG" --concurrency 4 > /dev/null || rc=1
-fi
+"$BIN/load_client" "$PROTO" "$ADDR" "$port" "${warmup[@]}" > /dev/null || rc=1
 echo enable > "$WORK/ctl" && read -r _ < "$WORK/ack"
 "$BIN/load_client" "$PROTO" "$ADDR" "$port" "${measured[@]}" --concurrency "$CONCURRENCY" | tee "$BIN/perf-client.txt" || rc=1
 echo disable > "$WORK/ctl" && read -r _ < "$WORK/ack"

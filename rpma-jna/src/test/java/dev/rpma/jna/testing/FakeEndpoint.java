@@ -117,10 +117,7 @@ public final class FakeEndpoint {
 
     /** Queues a connection request carrying {@code privateData} (at most 255 bytes; empty for none). */
     public FakeRequest queueRequest(byte[] privateData) {
-        if (privateData.length > 255) {
-            throw new IllegalArgumentException("librpma's private data is at most 255 bytes, got " + privateData.length);
-        }
-        FakeRequest request = new FakeRequest(this.fake, this, privateData.clone(), null, null);
+        FakeRequest request = newRequest(privateData);
         queue(request);
         return request;
     }
@@ -130,12 +127,16 @@ public final class FakeEndpoint {
      * for it, so only a look at the endpoint without {@code POLLIN} finds it.
      */
     public FakeRequest queueRequestWithoutReadiness(byte[] privateData) {
-        FakeRequest request = new FakeRequest(this.fake, this, privateData.clone(), null, null);
-        synchronized (this.fake.lock) {
-            this.script.add(request);
-            this.fake.lock.notifyAll();
-        }
+        FakeRequest request = newRequest(privateData);
+        queue(request, false);
         return request;
+    }
+
+    private FakeRequest newRequest(byte[] privateData) {
+        if (privateData.length > 255) {
+            throw new IllegalArgumentException("librpma's private data is at most 255 bytes, got " + privateData.length);
+        }
+        return new FakeRequest(this.fake, this, privateData.clone(), null, null);
     }
 
     /** Queues {@code RPMA_E_NO_EVENT} (errno {@code ENODATA}). */
@@ -168,9 +169,15 @@ public final class FakeEndpoint {
     }
 
     private void queue(Object result) {
+        queue(result, true);
+    }
+
+    private void queue(Object result, boolean readable) {
         synchronized (this.fake.lock) {
             this.script.add(result);
-            signal();
+            if (readable) {
+                signal();
+            }
             this.fake.lock.notifyAll();
         }
     }

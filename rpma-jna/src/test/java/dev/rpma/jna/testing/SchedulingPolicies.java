@@ -5,12 +5,14 @@ import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 
+import dev.rpma.jna.raw.LibC;
+
 /** The Linux scheduling policy of the calling thread, as the kernel reports it. */
 public final class SchedulingPolicies {
 
     public static final int SCHED_OTHER = 0;
 
-    public static final int SCHED_BATCH = 3;
+    public static final int SCHED_BATCH = LibC.SCHED_BATCH;
 
     private SchedulingPolicies() {
     }

@@ -120,7 +120,10 @@ final class RpmaAcceptor implements Runnable {
     /** When to look at the endpoint even if its fd did not poll readable. */
     private long nextUnpromptedLook;
 
-    /** Whether {@link #backoffUntil} is still ahead: the loop reads the clock only while it is, or a request is in flight. */
+    /**
+     * Whether {@link #backoffUntil} is still ahead: the loop reads the clock only while it is, or while
+     * a request is in flight.
+     */
     private boolean backingOff;
 
     private long backoffUntil;
