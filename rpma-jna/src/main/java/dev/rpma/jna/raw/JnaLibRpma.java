@@ -13,29 +13,37 @@ final class JnaLibRpma implements LibRpma {
 
     private static final int RPMA_E_NO_COMPLETION = -100005;
 
-    /** {@code rpma_cq_get_wc}, {@code rpma_send} and {@code rpma_recv} through JNI; {@code null}: through JNA. */
-    private final JniDataPath dataPath;
+    private static final int RPMA_E_NO_EVENT = -100006;
+
+    /**
+     * The calls of the data path and of every connection through JNI ({@link JniCalls}); {@code null}:
+     * through JNA.
+     */
+    private final JniCalls jni;
 
     JnaLibRpma(NativeLibrary library) {
-        this(library, JniDataPath.bind(library));
-        LoggerFactory.getLogger(JnaLibRpma.class).info("librpma's data path (rpma_cq_get_wc, rpma_send, rpma_recv): {}",
-                (this.dataPath != null) ? "through JNI" : "through JNA, " + JniDataPath.unavailableReason());
+        this(library, JniCalls.bind(library));
+        LoggerFactory.getLogger(JnaLibRpma.class).info("librpma's per-message and per-connection calls: {}",
+                (this.jni != null) ? "through JNI" : "through JNA, " + JniCalls.unavailableReason());
     }
 
-    JnaLibRpma(NativeLibrary library, JniDataPath dataPath) {
+    JnaLibRpma(NativeLibrary library, JniCalls jni) {
         Native.register(Direct.class, library);
-        this.dataPath = dataPath;
+        this.jni = jni;
     }
 
-    /** Whether the data path's calls go through JNI rather than JNA. */
-    boolean jniDataPath() {
-        return this.dataPath != null;
+    /** Whether the per-message and per-connection calls go through JNI rather than JNA. */
+    boolean usesJni() {
+        return this.jni != null;
     }
 
-    /** A JNI call's errno is where {@link #lastErrno()} finds a JNA call's (errors only: a look at an empty queue is none). */
+    /**
+     * A JNI call's errno is where {@link #lastErrno()} finds a JNA call's (errors only: a look at an
+     * empty queue or an event queue without an event is none).
+     */
     private static int keepErrno(int rc) {
-        if (rc != 0 && rc != RPMA_E_NO_COMPLETION) {
-            Native.setLastError(JniDataPath.savedErrno());
+        if (rc != 0 && rc != RPMA_E_NO_COMPLETION && rc != RPMA_E_NO_EVENT) {
+            Native.setLastError(JniCalls.savedErrno());
         }
         return rc;
     }
@@ -237,11 +245,19 @@ final class JnaLibRpma implements LibRpma {
 
     @Override
     public int rpma_conn_get_event_fd(long conn, long fd) {
+        JniCalls jni = this.jni;
+        if (jni != null) {
+            return keepErrno(JniCalls.call2(jni.connGetEventFd, conn, fd));
+        }
         return Direct.rpma_conn_get_event_fd(conn, fd);
     }
 
     @Override
     public int rpma_conn_next_event(long conn, long event) {
+        JniCalls jni = this.jni;
+        if (jni != null) {
+            return keepErrno(JniCalls.call2(jni.connNextEvent, conn, event));
+        }
         return Direct.rpma_conn_next_event(conn, event);
     }
 
@@ -277,11 +293,19 @@ final class JnaLibRpma implements LibRpma {
 
     @Override
     public int rpma_conn_disconnect(long conn) {
+        JniCalls jni = this.jni;
+        if (jni != null) {
+            return keepErrno(JniCalls.call1(jni.connDisconnect, conn));
+        }
         return Direct.rpma_conn_disconnect(conn);
     }
 
     @Override
     public int rpma_conn_delete(long connPtr) {
+        JniCalls jni = this.jni;
+        if (jni != null) {
+            return keepErrno(JniCalls.call1(jni.connDelete, connPtr));
+        }
         return Direct.rpma_conn_delete(connPtr);
     }
 
@@ -292,11 +316,19 @@ final class JnaLibRpma implements LibRpma {
 
     @Override
     public int rpma_conn_req_delete(long reqPtr) {
+        JniCalls jni = this.jni;
+        if (jni != null) {
+            return keepErrno(JniCalls.call1(jni.connReqDelete, reqPtr));
+        }
         return Direct.rpma_conn_req_delete(reqPtr);
     }
 
     @Override
     public int rpma_conn_req_connect(long reqPtr, long pdata, long connPtr) {
+        JniCalls jni = this.jni;
+        if (jni != null) {
+            return keepErrno(JniCalls.call3(jni.connReqConnect, reqPtr, pdata, connPtr));
+        }
         return Direct.rpma_conn_req_connect(reqPtr, pdata, connPtr);
     }
 
@@ -312,6 +344,10 @@ final class JnaLibRpma implements LibRpma {
 
     @Override
     public int rpma_conn_req_recv(long req, long dst, long offset, long len, long opContext) {
+        JniCalls jni = this.jni;
+        if (jni != null) {
+            return keepErrno(JniCalls.recv(jni.connReqRecv, req, dst, offset, len, opContext));
+        }
         return Direct.rpma_conn_req_recv(req, dst, offset, len, opContext);
     }
 
@@ -332,11 +368,19 @@ final class JnaLibRpma implements LibRpma {
 
     @Override
     public int rpma_ep_next_conn_req(long ep, long cfg, long reqPtr) {
+        JniCalls jni = this.jni;
+        if (jni != null) {
+            return keepErrno(JniCalls.call3(jni.epNextConnReq, ep, cfg, reqPtr));
+        }
         return Direct.rpma_ep_next_conn_req(ep, cfg, reqPtr);
     }
 
     @Override
     public int rpma_conn_req_get_private_data(long req, long pdata) {
+        JniCalls jni = this.jni;
+        if (jni != null) {
+            return keepErrno(JniCalls.call2(jni.connReqGetPrivateData, req, pdata));
+        }
         return Direct.rpma_conn_req_get_private_data(req, pdata);
     }
 
@@ -417,9 +461,9 @@ final class JnaLibRpma implements LibRpma {
 
     @Override
     public int rpma_send(long conn, long src, long offset, long len, int flags, long opContext) {
-        JniDataPath jni = this.dataPath;
+        JniCalls jni = this.jni;
         if (jni != null) {
-            return keepErrno(jni.send(conn, src, offset, len, flags, opContext));
+            return keepErrno(JniCalls.send(jni.send, conn, src, offset, len, flags, opContext));
         }
         return Direct.rpma_send(conn, src, offset, len, flags, opContext);
     }
@@ -431,9 +475,9 @@ final class JnaLibRpma implements LibRpma {
 
     @Override
     public int rpma_recv(long conn, long dst, long offset, long len, long opContext) {
-        JniDataPath jni = this.dataPath;
+        JniCalls jni = this.jni;
         if (jni != null) {
-            return keepErrno(jni.recv(conn, dst, offset, len, opContext));
+            return keepErrno(JniCalls.recv(jni.recv, conn, dst, offset, len, opContext));
         }
         return Direct.rpma_recv(conn, dst, offset, len, opContext);
     }
@@ -450,9 +494,9 @@ final class JnaLibRpma implements LibRpma {
 
     @Override
     public int rpma_cq_get_wc(long cq, int numEntries, long wc, long numEntriesGot) {
-        JniDataPath jni = this.dataPath;
+        JniCalls jni = this.jni;
         if (jni != null) {
-            return keepErrno(jni.getWc(cq, numEntries, wc, numEntriesGot));
+            return keepErrno(JniCalls.getWc(jni.getWc, cq, numEntries, wc, numEntriesGot));
         }
         return Direct.rpma_cq_get_wc(cq, numEntries, wc, numEntriesGot);
     }

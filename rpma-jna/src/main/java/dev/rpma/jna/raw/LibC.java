@@ -6,7 +6,9 @@ import com.sun.jna.Platform;
 /**
  * The few libc calls the event loops need to wait on librpma's file descriptors: {@code fcntl},
  * {@code poll}, {@code eventfd}, {@code read}, {@code write}, {@code close}; and
- * {@code sched_setscheduler} for the threads around them. Direct-mapped.
+ * {@code sched_setscheduler} for the threads around them. Direct-mapped; {@code poll} and
+ * {@code fcntl}, which run per wake-up and per connection, through JNI where it is available
+ * ({@link JniCalls}).
  * Internal API.
  */
 public final class LibC {
@@ -23,6 +25,7 @@ public final class LibC {
 
     static {
         Native.register(LibC.class, Platform.C_LIBRARY_NAME);
+        Native.register(Direct.class, Platform.C_LIBRARY_NAME);
     }
 
     private LibC() {
@@ -34,10 +37,28 @@ public final class LibC {
     }
 
     // int fcntl(int fd, int cmd, ... /* int arg */);
-    public static native int fcntl(int fd, int cmd, int arg);
+    public static int fcntl(int fd, int cmd, int arg) {
+        if (JniCalls.LIBC) {
+            return keepErrno(JniCalls.fcntl(fd, cmd, arg));
+        }
+        return Direct.fcntl(fd, cmd, arg);
+    }
 
     // int poll(struct pollfd *fds, nfds_t nfds, int timeout);
-    public static native int poll(long fds, long nfds, int timeoutMillis);
+    public static int poll(long fds, long nfds, int timeoutMillis) {
+        if (JniCalls.LIBC) {
+            return keepErrno(JniCalls.poll(fds, nfds, timeoutMillis));
+        }
+        return Direct.poll(fds, nfds, timeoutMillis);
+    }
+
+    /** A failed JNI call's errno is where {@link #errno()} finds a JNA call's. */
+    private static int keepErrno(int rc) {
+        if (rc < 0) {
+            Native.setLastError(JniCalls.savedErrno());
+        }
+        return rc;
+    }
 
     // int eventfd(unsigned int initval, int flags);
     public static native int eventfd(int initval, int flags);
@@ -56,4 +77,15 @@ public final class LibC {
 
     // int sched_setscheduler(pid_t pid, int policy, const struct sched_param *param); pid 0: this thread
     public static native int sched_setscheduler(int pid, int policy, long param);
+
+    /**
+     * The calls the event loops make per wake-up or per connection, through JNA where JNI is not
+     * available ({@link JniCalls}).
+     */
+    private static final class Direct {
+
+        static native int fcntl(int fd, int cmd, int arg);
+
+        static native int poll(long fds, long nfds, int timeoutMillis);
+    }
 }
