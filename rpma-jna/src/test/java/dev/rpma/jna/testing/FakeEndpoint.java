@@ -4,6 +4,7 @@ import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.atomic.AtomicInteger;
 
 import dev.rpma.jna.Errno;
 import dev.rpma.jna.RpmaError;
@@ -31,6 +32,12 @@ public final class FakeEndpoint {
     final List<FakeRequest> obtained = new ArrayList<>();
 
     long handle;
+
+    /** Accepts of requests from this endpoint inside {@code rpma_conn_req_connect} now. */
+    final AtomicInteger acceptsInProgress = new AtomicInteger();
+
+    /** The thread inside {@code rpma_ep_next_conn_req} on this endpoint now, or {@code null}. */
+    volatile Thread nextConnReqThread;
 
     long peer;
 

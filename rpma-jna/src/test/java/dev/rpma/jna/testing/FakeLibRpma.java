@@ -65,7 +65,9 @@ import dev.rpma.jna.raw.LibRpma;
  * A call with a NULL, unknown, freed, wrong-kind or poisoned handle, a double free, a peer deleted
  * before its children, a not-thread-safe call ({@code rpma_ep_next_conn_req}, {@code rpma_ep_shutdown},
  * {@code rpma_conn_req_delete}) on another thread than the endpoint's owner ({@link FakeEndpoint#owner()}),
- * or two threads inside not-thread-safe calls on the same endpoint or peer at once, is a violation: it
+ * two threads inside not-thread-safe calls on the same endpoint or peer at once, or
+ * {@code rpma_ep_next_conn_req} and {@code rpma_conn_req_connect} of a request from the same endpoint
+ * overlapping (the accept-to-migrate window, see {@link #rpma_conn_req_connect}), is a violation: it
  * is recorded and thrown as an {@link AssertionError} (which a librpma thread may swallow, so end each
  * test with {@link #assertNoViolations()} and {@link #assertAllFreed()}). When a call that returns an
  * object fails, the fake writes {@link #POISON} into the out-parameter (librpma leaves it untouched),
@@ -1243,8 +1245,55 @@ public final class FakeLibRpma implements LibRpma, AutoCloseable {
         }, reqPtr);
     }
 
+    /**
+     * Marks the accept as in progress on its request's endpoint for the whole call (lingering for
+     * {@link #notThreadSafeDwell}), so that an {@code rpma_ep_next_conn_req} on that endpoint meanwhile,
+     * or this call while one is inside it, is a violation: librpma moves an accepted request's CM id
+     * from the endpoint's event channel to the connection's only inside this call, and a
+     * {@code rpma_ep_next_conn_req} in that window can read the connection's ESTABLISHED and drop it.
+     */
     @Override
     public int rpma_conn_req_connect(long reqPtr, long pdata, long connPtr) {
+        FakeEndpoint endpoint = endpointOfRequestAt(reqPtr);
+        if (endpoint == null) {
+            return connect(reqPtr, pdata, connPtr);
+        }
+        endpoint.acceptsInProgress.incrementAndGet();
+        try {
+            long dwell = this.notThreadSafeDwellNanos;
+            if (dwell > 0) {
+                java.util.concurrent.locks.LockSupport.parkNanos(dwell);
+            }
+            Thread reading = endpoint.nextConnReqThread;
+            if (reading != null) {
+                synchronized (this.lock) {
+                    Call call = new Call("rpma_conn_req_connect", Thread.currentThread(), new long[] { reqPtr, pdata, connPtr });
+                    AssertionError error = record(call, "called while thread '" + reading.getName() + "' is inside"
+                            + " rpma_ep_next_conn_req on the request's endpoint: that call can read this connection's"
+                            + " ESTABLISHED from the endpoint's channel and drop it");
+                    log(call, 0, true);
+                    throw error;
+                }
+            }
+            return connect(reqPtr, pdata, connPtr);
+        }
+        finally {
+            endpoint.acceptsInProgress.decrementAndGet();
+        }
+    }
+
+    /** The endpoint of the server-side request {@code *reqPtr} names, or {@code null}. */
+    private FakeEndpoint endpointOfRequestAt(long reqPtr) {
+        if (reqPtr == 0) {
+            return null;
+        }
+        synchronized (this.lock) {
+            Handle req = this.handles.get(new Pointer(reqPtr).getLong(0));
+            return (req != null && req.state instanceof FakeRequest request) ? request.endpoint() : null;
+        }
+    }
+
+    private int connect(long reqPtr, long pdata, long connPtr) {
         return invoke("rpma_conn_req_connect", c -> {
             out(c, reqPtr, "req_ptr");
             Handle req = use(c, new Pointer(reqPtr).getLong(0), Kind.CONN_REQ, "*req_ptr");
@@ -1418,12 +1467,36 @@ public final class FakeLibRpma implements LibRpma, AutoCloseable {
         }, ep, fd);
     }
 
+    /** Marked on its endpoint for the whole call, for {@link #rpma_conn_req_connect}'s check. */
     @Override
     public int rpma_ep_next_conn_req(long ep, long cfg, long reqPtr) {
+        FakeEndpoint endpoint;
+        synchronized (this.lock) {
+            Handle e = this.handles.get(ep);
+            endpoint = (e != null && e.state instanceof FakeEndpoint state) ? state : null;
+        }
+        if (endpoint == null) {
+            return nextConnReq(ep, cfg, reqPtr);
+        }
+        endpoint.nextConnReqThread = Thread.currentThread();
+        try {
+            return nextConnReq(ep, cfg, reqPtr);
+        }
+        finally {
+            endpoint.nextConnReqThread = null;
+        }
+    }
+
+    private int nextConnReq(long ep, long cfg, long reqPtr) {
         return invokeExclusive("rpma_ep_next_conn_req", () -> ep, c -> {
             Handle e = use(c, ep, Kind.EP, "ep");
             FakeEndpoint endpoint = (FakeEndpoint) e.state;
             checkEndpointOwner(c, endpoint, true);
+            if (endpoint.acceptsInProgress.get() > 0) {
+                throw violation(c, "called while another thread is inside rpma_conn_req_connect of a request from"
+                        + " this endpoint: librpma moves the accepted request's CM id to the connection's event channel"
+                        + " only inside that call, so this one can read the connection's ESTABLISHED and drop it");
+            }
             ConnCfg config = (cfg != 0) ? ((ConnCfg) use(c, cfg, Kind.CONN_CFG, "cfg").state).copy() : new ConnCfg();
             out(c, reqPtr, "req_ptr");
             if (this.requireNonBlockingEndpointFd && FileDescriptors.isBlocking(endpoint.fd.fd())) {

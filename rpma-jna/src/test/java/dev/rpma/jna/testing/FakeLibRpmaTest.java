@@ -227,6 +227,54 @@ class FakeLibRpmaTest {
     }
 
     @Test
+    void nextConnReqAndAnAcceptOfARequestFromTheSameEndpointOverlappingIsAViolation() throws Exception {
+        long ep = listen(peer(), 7204);
+        FakeEndpoint endpoint = this.fake.endpointAt("198.18.0.1", 7204);
+        for (int i = 0; i < 4; i++) {
+            endpoint.queueRequest(("request " + i).getBytes());
+        }
+        assertThat(this.fake.rpma_ep_next_conn_req(ep, 0, slot(4))).isZero();
+        assertThat(this.fake.rpma_ep_next_conn_req(ep, 0, slot(5))).isZero();
+        this.fake.notThreadSafeDwell(Duration.ofMillis(300));
+
+        // the accept first: it sees the owner thread enter rpma_ep_next_conn_req
+        AtomicReference<Throwable> thrown = new AtomicReference<>();
+        Thread accepting = acceptOnAnotherThread(slot(4), 0, thrown);
+        Thread.sleep(100);
+        this.fake.rpma_ep_next_conn_req(ep, 0, slot(6));
+        accepting.join();
+        assertThat(thrown.get()).hasMessageContaining("while thread '" + Thread.currentThread().getName()
+                + "' is inside rpma_ep_next_conn_req");
+
+        // rpma_ep_next_conn_req first: it sees the accept begin
+        accepting = acceptOnAnotherThread(slot(5), 100, thrown);
+        assertThatThrownBy(() -> this.fake.rpma_ep_next_conn_req(ep, 0, slot(7)))
+                .hasMessageContaining("another thread is inside rpma_conn_req_connect");
+        accepting.join();
+        assertThat(this.fake.violations()).hasSize(2);
+
+        // one after the other: none
+        this.fake.notThreadSafeDwell(Duration.ZERO);
+        assertThat(this.fake.rpma_ep_next_conn_req(ep, 0, slot(7))).isZero();
+        assertThat(this.fake.rpma_conn_req_connect(slot(7), 0, slot(3))).isZero();
+        assertThat(this.fake.violations()).hasSize(2);
+    }
+
+    private Thread acceptOnAnotherThread(long reqPtr, long delayMillis, AtomicReference<Throwable> thrown) {
+        Thread accepting = new Thread(() -> {
+            try {
+                Thread.sleep(delayMillis);
+                this.fake.rpma_conn_req_connect(reqPtr, 0, slot(3));
+            }
+            catch (Throwable ex) {
+                thrown.set(ex);
+            }
+        }, "accepting");
+        accepting.start();
+        return accepting;
+    }
+
+    @Test
     void connectConsumesTheRequestAndMakesAConnectionWithEstablishedQueued() {
         long ep = listen(peer(), 7204);
         FakeEndpoint endpoint = this.fake.endpointAt("198.18.0.1", 7204);

@@ -96,7 +96,8 @@ final class RpmaAcceptor implements Runnable {
     private final ConcurrentLinkedQueue<Runnable> tasks = new ConcurrentLinkedQueue<>();
 
     /**
-     * Accepts share it, {@code rpma_ep_next_conn_req} takes it alone. An accepted request's CM id
+     * Accepts on other threads share it, {@code rpma_ep_next_conn_req} takes it alone while a request
+     * is in flight (only a request in flight can be accepted meanwhile). An accepted request's CM id
      * stays on the endpoint's event channel from {@code rdma_accept} until librpma migrates it to
      * the connection's own channel, inside {@code rpma_conn_req_connect}; a
      * {@code rpma_ep_next_conn_req} in that window can read the connection's ESTABLISHED, which
@@ -119,6 +120,9 @@ final class RpmaAcceptor implements Runnable {
 
     /** When to look at the endpoint even if its fd did not poll readable. */
     private long nextUnpromptedLook;
+
+    /** Rounds woken by a readable fd, counted to read the clock only in some of them. */
+    private int eventRounds;
 
     /**
      * Whether {@link #backoffUntil} is still ahead: the loop reads the clock only while it is, or while
@@ -217,13 +221,11 @@ final class RpmaAcceptor implements Runnable {
         for (int i = 0; i < tracked; i++) {
             this.fds[count++] = this.connections.get(i).eventFd;
         }
-        this.poller.await(this.fds, count, pollTimeout(now, accepting));
+        int ready = this.poller.await(this.fds, count, pollTimeout(now, accepting));
         // before the tasks run: a task added from here on is either run below or wakes the next wait
         this.wakeupPending.set(false);
         runTasks();
-        if (acceptNow && (this.poller.isReadable(0) || System.nanoTime() - this.nextUnpromptedLook >= 0)) {
-            // Without POLLIN only once per poll interval: librdmacm may swallow an event's readiness, but
-            // every empty look costs a failed read and a log line from librpma, through the log callback.
+        if (acceptNow && (this.poller.isReadable(0) || unpromptedLookDue(ready))) {
             acceptAvailable();
         }
         for (int i = 0; i < tracked; i++) {
@@ -275,7 +277,11 @@ final class RpmaAcceptor implements Runnable {
                 return;
             }
             RpmaConnectionRequest request;
-            this.channel.writeLock().lock();
+            // No request in flight, none that another thread could be accepting: no lock to take
+            boolean lock = !this.inFlight.isEmpty();
+            if (lock) {
+                this.channel.writeLock().lock();
+            }
             try {
                 request = this.endpoint.nextConnectionRequest(this.requestConfig);
             }
@@ -285,7 +291,9 @@ final class RpmaAcceptor implements Runnable {
                 return;
             }
             finally {
-                this.channel.writeLock().unlock();
+                if (lock) {
+                    this.channel.writeLock().unlock();
+                }
             }
             this.consecutiveErrors = 0;
             if (request == null) {
@@ -295,6 +303,19 @@ final class RpmaAcceptor implements Runnable {
             this.statistics.recordObtained();
             dispatch(request);
         }
+    }
+
+    /**
+     * Whether to look at the endpoint although its fd did not poll readable: once per poll interval, as
+     * librdmacm may swallow an event's readiness, but no more often, as every empty look costs a failed
+     * read and a log line from librpma through the log callback. The clock is read when the wait
+     * returned with no fd readable, and in every 16th round of connection events: not after each.
+     */
+    private boolean unpromptedLookDue(int ready) {
+        if (ready > 0 && (++this.eventRounds & 15) != 0) {
+            return false;
+        }
+        return System.nanoTime() - this.nextUnpromptedLook >= 0;
     }
 
     private void lookedAt(long now) {
@@ -405,6 +426,10 @@ final class RpmaAcceptor implements Runnable {
 
     /** Runs a request's {@code rpma_conn_req_connect} while no {@code rpma_ep_next_conn_req} reads the endpoint. */
     RpmaConnection accept(RpmaConnectionRequest request, byte[] privateData) {
+        if (isLoopThread()) {
+            // the thread that calls rpma_ep_next_conn_req is busy here
+            return request.connect(privateData);
+        }
         this.channel.readLock().lock();
         try {
             return request.connect(privateData);

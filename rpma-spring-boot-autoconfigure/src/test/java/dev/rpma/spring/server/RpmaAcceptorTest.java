@@ -2,6 +2,7 @@ package dev.rpma.spring.server;
 
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
@@ -109,6 +110,43 @@ class RpmaAcceptorTest {
 
         assertThat(this.harness.statistics().rejected(RejectReason.HANDLER)).isEqualTo(2);
         assertThat(unannounced.consumedOnThread()).isEqualTo("rpma-acceptor-default");
+    }
+
+    @Test
+    void aRequestWhoseReadinessWasSwallowedIsFoundWhileConnectionEventsKeepTheLoopBusy() throws InterruptedException {
+        this.harness.start(RpmaIncomingRequest::connect);
+        FakeRequest first = this.harness.endpoint.queueRequest(HELLO_SERVER);
+        this.harness.await("ESTABLISHED", () -> this.harness.events.contains("ESTABLISHED"));
+        FakeConnection connection = this.harness.fake.lastConnection();
+        // two poll intervals: the hand-backs of the connect are done, and the loop waits with nothing to do
+        Thread.sleep(100);
+        FakeRequest unannounced = this.harness.endpoint.queueRequestWithoutReadiness(HELLO_SERVER);
+        // an event every millisecond: every wait of the loop (poll interval 50 ms) ends with a readable fd
+        long until = System.nanoTime() + ServerHarness.WAIT.toNanos();
+        while (unannounced.state() != FakeRequest.State.CONNECTED && System.nanoTime() - until < 0) {
+            connection.queueEvent(RpmaConnectionEvent.ESTABLISHED);
+            Thread.sleep(1);
+        }
+
+        assertThat(first.state()).isEqualTo(FakeRequest.State.CONNECTED);
+        assertThat(unannounced.state()).isEqualTo(FakeRequest.State.CONNECTED);
+    }
+
+    @Test
+    void noRequestIsTakenWhileAHandlerThreadAcceptsAnother() throws InterruptedException {
+        // the fake flags an rpma_ep_next_conn_req that overlaps an accept of a request from the endpoint
+        this.harness.fake.notThreadSafeDwell(Duration.ofMillis(2));
+        this.harness.start(RpmaIncomingRequest::connect);
+        List<FakeRequest> requests = new ArrayList<>();
+        for (int i = 0; i < 30; i++) {
+            requests.add(this.harness.endpoint.queueRequest(HELLO_SERVER));
+            Thread.sleep(1);
+        }
+        this.harness.await("every connect", () -> requests.stream().allMatch((r) -> r.state() == FakeRequest.State.CONNECTED));
+
+        assertThat(this.harness.fake.violations()).isEmpty();
+        assertThat(this.harness.statistics().accepted()).isEqualTo(30);
+        assertThat(this.harness.fake.threadsCalling("rpma_conn_req_connect")).doesNotContain("rpma-acceptor-default");
     }
 
     @Test
