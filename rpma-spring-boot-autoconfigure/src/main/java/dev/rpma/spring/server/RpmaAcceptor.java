@@ -124,6 +124,15 @@ final class RpmaAcceptor implements Runnable {
     /** Rounds woken by a readable fd, counted to read the clock only in some of them. */
     private int eventRounds;
 
+    /** A tracked connection was deleted: the round ends by dropping it from {@link #connections}. */
+    private boolean deletedSinceRound;
+
+    /**
+     * The last round looked at the endpoint and found a request: requests may be coming in a burst,
+     * so this round's look goes on while the endpoint's fd says there are more.
+     */
+    private boolean lastLookFoundARequest;
+
     /**
      * Whether {@link #backoffUntil} is still ahead: the loop reads the clock only while it is, or while
      * a request is in flight.
@@ -228,12 +237,18 @@ final class RpmaAcceptor implements Runnable {
         if (acceptNow && (this.poller.isReadable(0) || unpromptedLookDue(ready))) {
             acceptAvailable();
         }
+        else {
+            this.lastLookFoundARequest = false;
+        }
         for (int i = 0; i < tracked; i++) {
             if (this.poller.isReadable(firstConnection + i)) {
                 drainEvents(this.connections.get(i));
             }
         }
-        this.connections.removeIf((connection) -> connection.deleted);
+        if (this.deletedSinceRound) {
+            this.deletedSinceRound = false;
+            this.connections.removeIf((connection) -> connection.deleted);
+        }
         settleRequests();
     }
 
@@ -265,13 +280,16 @@ final class RpmaAcceptor implements Runnable {
     }
 
     /**
-     * Takes requests while librpma has them, up to {@link #REQUESTS_PER_ROUND}: a burst costs one
-     * loop round and ends with a single empty look, a lone request none (its fd is polled instead),
-     * while an empty endpoint is looked at only when its fd is readable or once per poll interval.
+     * Takes requests while librpma has them, up to {@link #REQUESTS_PER_ROUND}: a lone request costs
+     * no look beyond its own (the next wait polls the endpoint's fd anyway), a burst one round for its
+     * first request and then one round per {@link #REQUESTS_PER_ROUND}, ending with a single empty
+     * look; an empty endpoint is looked at only when its fd is readable or once per poll interval.
      */
     private void acceptAvailable() {
+        boolean burst = this.lastLookFoundARequest;
+        this.lastLookFoundARequest = false;
         for (int i = 0; i < REQUESTS_PER_ROUND && !this.stopRequested; i++) {
-            if (i == 1 && !this.poller.isReadableNow(this.endpointFd)) {
+            if (i == 1 && (!burst || !this.poller.isReadableNow(this.endpointFd))) {
                 // A lone request, the common case: a look now would find nothing, and librpma reports
                 // that as an ERROR line through the JNA log callback. A real burst keeps the fd readable.
                 return;
@@ -300,6 +318,7 @@ final class RpmaAcceptor implements Runnable {
                 lookedAt(System.nanoTime());
                 return;
             }
+            this.lastLookFoundARequest = true;
             this.statistics.recordObtained();
             dispatch(request);
         }
@@ -548,6 +567,7 @@ final class RpmaAcceptor implements Runnable {
             return;
         }
         connection.deleted = true;
+        this.deletedSinceRound = true;
         try {
             connection.connection().close();
         }
