@@ -43,7 +43,7 @@ final class JnaLibRpma implements LibRpma {
      */
     private static int keepErrno(int rc) {
         if (rc != 0 && rc != RPMA_E_NO_COMPLETION && rc != RPMA_E_NO_EVENT) {
-            Native.setLastError(JniCalls.savedErrno());
+            JniCalls.passErrnoToJna();
         }
         return rc;
     }

@@ -129,4 +129,9 @@ final class JniCalls {
 
     /** The errno of this thread's last failed call through this class. */
     static native int savedErrno();
+
+    /** Hands that errno to JNA, where {@link LibRpma#lastErrno()} and {@link LibC#errno()} read a JNA call's. */
+    static void passErrnoToJna() {
+        Native.setLastError(savedErrno());
+    }
 }

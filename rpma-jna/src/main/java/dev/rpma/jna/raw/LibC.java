@@ -55,7 +55,7 @@ public final class LibC {
     /** A failed JNI call's errno is where {@link #errno()} finds a JNA call's. */
     private static int keepErrno(int rc) {
         if (rc < 0) {
-            Native.setLastError(JniCalls.savedErrno());
+            JniCalls.passErrnoToJna();
         }
         return rc;
     }

@@ -1263,20 +1263,13 @@ public final class FakeLibRpma implements LibRpma, AutoCloseable {
         }
         endpoint.acceptsInProgress.incrementAndGet();
         try {
-            long dwell = this.notThreadSafeDwellNanos;
-            if (dwell > 0) {
-                java.util.concurrent.locks.LockSupport.parkNanos(dwell);
-            }
+            dwell();
             Thread reading = endpoint.nextConnReqThread;
             if (reading != null) {
-                synchronized (this.lock) {
-                    Call call = new Call("rpma_conn_req_connect", Thread.currentThread(), new long[] { reqPtr, pdata, connPtr });
-                    AssertionError error = record(call, "called while thread '" + reading.getName() + "' is inside"
-                            + " rpma_ep_next_conn_req on the request's endpoint: that call can read this connection's"
-                            + " ESTABLISHED from the endpoint's channel and drop it");
-                    log(call, 0, true);
-                    throw error;
-                }
+                throw violationOutsideBody("rpma_conn_req_connect", new long[] { reqPtr, pdata, connPtr },
+                        "called while thread '" + reading.getName() + "' is inside rpma_ep_next_conn_req on the"
+                        + " request's endpoint: that call can read this connection's ESTABLISHED from the endpoint's"
+                        + " channel and drop it");
             }
             return connect(reqPtr, pdata, connPtr);
         }
@@ -1298,11 +1291,8 @@ public final class FakeLibRpma implements LibRpma, AutoCloseable {
 
     /** The endpoint of the server-side request {@code *reqPtr} names, or {@code null}. */
     private FakeEndpoint endpointOfRequestAt(long reqPtr) {
-        if (reqPtr == 0) {
-            return null;
-        }
         synchronized (this.lock) {
-            Handle req = this.handles.get(new Pointer(reqPtr).getLong(0));
+            Handle req = this.handles.get(derefOrZero(reqPtr));
             return (req != null && req.state instanceof FakeRequest request) ? request.endpoint() : null;
         }
     }
@@ -1889,19 +1879,11 @@ public final class FakeLibRpma implements LibRpma, AutoCloseable {
                 if (other != null) {
                     long object = exclusive;
                     exclusive = 0;
-                    synchronized (this.lock) {
-                        Call call = new Call(function, thread, args);
-                        AssertionError error = record(call, "called while thread '" + other.getName() + "' is inside a"
-                                + " not-thread-safe librpma call on the same object (0x" + Long.toHexString(object)
-                                + "): librpma's THREAD_SAFETY rules forbid this");
-                        log(call, 0, true);
-                        throw error;
-                    }
+                    throw violationOutsideBody(function, args, "called while thread '" + other.getName() + "' is"
+                            + " inside a not-thread-safe librpma call on the same object (0x" + Long.toHexString(object)
+                            + "): librpma's THREAD_SAFETY rules forbid this");
                 }
-                long dwell = this.notThreadSafeDwellNanos;
-                if (dwell > 0) {
-                    java.util.concurrent.locks.LockSupport.parkNanos(dwell);
-                }
+                dwell();
             }
         }
         try {
@@ -1926,6 +1908,24 @@ public final class FakeLibRpma implements LibRpma, AutoCloseable {
             if (exclusive != 0) {
                 this.inside.remove(exclusive, thread);
             }
+        }
+    }
+
+    /** Lingers for {@link #notThreadSafeDwell}, outside the lock, while a call is marked as in progress. */
+    private void dwell() {
+        long dwell = this.notThreadSafeDwellNanos;
+        if (dwell > 0) {
+            java.util.concurrent.locks.LockSupport.parkNanos(dwell);
+        }
+    }
+
+    /** A violation found before the call's body ran: recorded and logged as the body's would be. */
+    private AssertionError violationOutsideBody(String function, long[] args, String message) {
+        synchronized (this.lock) {
+            Call call = new Call(function, Thread.currentThread(), args);
+            AssertionError error = record(call, message);
+            log(call, 0, true);
+            return error;
         }
     }
 
