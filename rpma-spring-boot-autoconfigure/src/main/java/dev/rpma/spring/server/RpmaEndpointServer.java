@@ -3,7 +3,6 @@ package dev.rpma.spring.server;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.ThreadPoolExecutor;
@@ -60,7 +59,7 @@ public final class RpmaEndpointServer {
         this.requestConfig = requestConfig;
         this.statistics = new RpmaEndpointStatistics((error) -> observer.error(settings.name(), error));
         this.executor = new ThreadPoolExecutor(settings.handlerThreads(), settings.handlerThreads(), 0,
-                TimeUnit.MILLISECONDS, new ArrayBlockingQueue<>(settings.queueCapacity()),
+                TimeUnit.MILLISECONDS, new RpmaHandlerQueue(settings.queueCapacity(), settings.handlerSpinLooks()),
                 handlerThreadFactory(settings, ThreadScheduling::batchCurrentThread), RpmaAcceptor.REFUSE);
         this.acceptor = new RpmaAcceptor(settings, endpoint, requestConfig, this.executor, handler, this.statistics,
                 observer, List.copyOf(listeners));
@@ -214,7 +213,8 @@ public final class RpmaEndpointServer {
     /**
      * Handler threads, under {@code SCHED_BATCH} unless the settings say otherwise: the acceptor wakes
      * one for a request, and a woken thread of the default policy often takes the acceptor's own CPU
-     * (measured with the dispatch benchmark, docs/benchmarks.md).
+     * (measured with the dispatch benchmark, docs/benchmarks.md). Each carries its budget of looks at
+     * the {@link RpmaHandlerQueue} before it parks.
      *
      * @param batchCurrentThread puts the calling thread under {@code SCHED_BATCH}; 0 or the errno
      */
@@ -232,7 +232,8 @@ public final class RpmaEndpointServer {
                 }
                 runnable.run();
             };
-            Thread thread = new RpmaThread(body, prefix + count.incrementAndGet());
+            Thread thread = new RpmaHandlerQueue.HandlerThread(body, prefix + count.incrementAndGet(),
+                    settings.handlerSpinLooks());
             thread.setDaemon(true);
             return thread;
         };

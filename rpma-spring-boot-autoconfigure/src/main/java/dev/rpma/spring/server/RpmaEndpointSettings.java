@@ -20,13 +20,19 @@ import java.util.Objects;
  *     once and never block, since a handler that blocks there stops the endpoint's event loop
  * @param batchHandlerThreads whether the handler threads run under Linux's {@code SCHED_BATCH} policy, so
  *     that waking one for a request never preempts the acceptor thread on its CPU
+ * @param handlerSpinLooks how many times an idle handler thread looks for the next request, yielding its
+ *     CPU in between, before it parks; fewer after looks that found nothing (see {@link RpmaHandlerQueue});
+ *     0 parks it at once
  */
 public record RpmaEndpointSettings(String name, String address, int port, int queueCapacity, int handlerThreads,
         Duration requestDeadline, Duration pollInterval, Duration gracePeriod, int maxConsecutiveErrors,
-        boolean inlineHandler, boolean batchHandlerThreads) {
+        boolean inlineHandler, boolean batchHandlerThreads, int handlerSpinLooks) {
 
     /** The name of the endpoint configured under {@code rpma.server} itself. */
     public static final String DEFAULT_ENDPOINT = "default";
+
+    /** Looks of an idle handler thread before it parks, unless configured otherwise. */
+    public static final int DEFAULT_HANDLER_SPIN_LOOKS = 256;
 
     public RpmaEndpointSettings {
         Objects.requireNonNull(name, "name");
@@ -34,6 +40,17 @@ public record RpmaEndpointSettings(String name, String address, int port, int qu
         Objects.requireNonNull(requestDeadline, "requestDeadline");
         Objects.requireNonNull(pollInterval, "pollInterval");
         Objects.requireNonNull(gracePeriod, "gracePeriod");
+        if (handlerSpinLooks < 0) {
+            throw new IllegalArgumentException("handlerSpinLooks must be at least 0, not " + handlerSpinLooks);
+        }
+    }
+
+    /** Settings whose idle handler threads look {@value #DEFAULT_HANDLER_SPIN_LOOKS} times before they park. */
+    public RpmaEndpointSettings(String name, String address, int port, int queueCapacity, int handlerThreads,
+            Duration requestDeadline, Duration pollInterval, Duration gracePeriod, int maxConsecutiveErrors,
+            boolean inlineHandler, boolean batchHandlerThreads) {
+        this(name, address, port, queueCapacity, handlerThreads, requestDeadline, pollInterval, gracePeriod,
+                maxConsecutiveErrors, inlineHandler, batchHandlerThreads, DEFAULT_HANDLER_SPIN_LOOKS);
     }
 
     /** Settings with batch-scheduled handler threads. */
@@ -41,13 +58,13 @@ public record RpmaEndpointSettings(String name, String address, int port, int qu
             Duration requestDeadline, Duration pollInterval, Duration gracePeriod, int maxConsecutiveErrors,
             boolean inlineHandler) {
         this(name, address, port, queueCapacity, handlerThreads, requestDeadline, pollInterval, gracePeriod,
-                maxConsecutiveErrors, inlineHandler, true);
+                maxConsecutiveErrors, inlineHandler, true, DEFAULT_HANDLER_SPIN_LOOKS);
     }
 
     /** Settings whose handler runs on batch-scheduled handler threads. */
     public RpmaEndpointSettings(String name, String address, int port, int queueCapacity, int handlerThreads,
             Duration requestDeadline, Duration pollInterval, Duration gracePeriod, int maxConsecutiveErrors) {
         this(name, address, port, queueCapacity, handlerThreads, requestDeadline, pollInterval, gracePeriod,
-                maxConsecutiveErrors, false, true);
+                maxConsecutiveErrors, false, true, DEFAULT_HANDLER_SPIN_LOOKS);
     }
 }

@@ -74,13 +74,19 @@ final class RpmaEndpointSettingsFactory {
                 DEFAULT_MAX_CONSECUTIVE_ERRORS);
         positive(prefix + ".acceptor.max-consecutive-errors", maxErrors);
         boolean batch = pick(own, inherited, RpmaProperties.Acceptor::getHandlerBatchScheduling, true);
+        int spinLooks = pick(own, inherited, RpmaProperties.Acceptor::getHandlerSpinLooks,
+                RpmaEndpointSettings.DEFAULT_HANDLER_SPIN_LOOKS);
+        if (spinLooks < 0) {
+            throw new InvalidRpmaPropertyException(prefix + ".acceptor.handler-spin-looks", spinLooks,
+                    "must be at least 0 (0 parks an idle handler thread at once)");
+        }
         Duration grace = properties.getShutdown().getGracePeriod();
         if (grace == null) {
             throw new InvalidRpmaPropertyException("rpma.server.shutdown.grace-period", null, "must be set");
         }
         // not inherited: it is a promise about one endpoint's handler, that it never blocks
         return new RpmaEndpointSettings(name, address.trim(), port, queueCapacity, handlerThreads, deadline,
-                pollInterval, grace, maxErrors, own.isInlineHandler(), batch);
+                pollInterval, grace, maxErrors, own.isInlineHandler(), batch, spinLooks);
     }
 
     private static <T> T pick(RpmaProperties.Acceptor own, RpmaProperties.Acceptor inherited,

@@ -44,6 +44,7 @@ class RpmaEndpointSettingsFactoryTests {
                 assertThat(endpoint.gracePeriod()).isEqualTo(Duration.ofSeconds(20));
                 assertThat(endpoint.inlineHandler()).isFalse();
                 assertThat(endpoint.batchHandlerThreads()).isTrue();
+                assertThat(endpoint.handlerSpinLooks()).isEqualTo(256);
             });
             RpmaProperties properties = context.getBean(RpmaProperties.class);
             assertThat(properties.isEnabled()).isTrue();
@@ -95,6 +96,22 @@ class RpmaEndpointSettingsFactoryTests {
     }
 
     @Test
+    void handlerSpinLooksAreInheritedUnlessAnEndpointSetsItsOwnAndZeroParksAtOnce() {
+        this.runner
+            .withPropertyValues("rpma.server.acceptor.handler-spin-looks=32",
+                    "rpma.server.endpoints.replica.port=7001",
+                    "rpma.server.endpoints.quiet.port=7002",
+                    "rpma.server.endpoints.quiet.acceptor.handler-spin-looks=0")
+            .run((context) -> {
+                List<RpmaEndpointSettings> settings = RpmaEndpointSettingsFactory
+                    .create(context.getBean(RpmaProperties.class));
+                assertThat(named(settings, "default").handlerSpinLooks()).isEqualTo(32);
+                assertThat(named(settings, "replica").handlerSpinLooks()).isEqualTo(32);
+                assertThat(named(settings, "quiet").handlerSpinLooks()).isZero();
+            });
+    }
+
+    @Test
     void gracePeriodMayBeNegativeOrZero() {
         this.runner.withPropertyValues("rpma.server.shutdown.grace-period=-1s").run((context) -> assertThat(
                 RpmaEndpointSettingsFactory.create(context.getBean(RpmaProperties.class)).get(0).gracePeriod())
@@ -113,6 +130,7 @@ class RpmaEndpointSettingsFactoryTests {
             rpma.server.acceptor.request-deadline            | 0s    | rpma.server.acceptor.request-deadline     | must be positive
             rpma.server.acceptor.poll-interval               | -5ms  | rpma.server.acceptor.poll-interval        | must be positive
             rpma.server.acceptor.max-consecutive-errors      | 0     | rpma.server.acceptor.max-consecutive-errors | at least 1
+            rpma.server.acceptor.handler-spin-looks          | -1    | rpma.server.acceptor.handler-spin-looks   | at least 0 (0 parks an idle handler thread at once)
             rpma.server.address                              | 127.0.0.1 | rpma.server.address                   | loopback
             rpma.server.address                              | 0.0.0.0   | rpma.server.address                   | wildcard
             rpma.server.address                              | rdma-host | rpma.server.address                   | not a host name
