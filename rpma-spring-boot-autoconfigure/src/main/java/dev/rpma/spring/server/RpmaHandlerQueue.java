@@ -12,7 +12,7 @@ import dev.rpma.jna.RpmaThread;
  * <p>Why: a parked handler thread costs the acceptor a wake-up (a {@code futex} system call) for the
  * next request, and where the kernel puts the woken thread is its business: in the dispatch
  * benchmark it queued woken handler threads on the acceptor's own CPU, behind the acceptor, while the
- * other CPU idled, for 65 % of the time, so that the queue filled and requests were turned away
+ * other CPU idled, in 65 % of the samples, so that the queue filled and requests were turned away
  * (docs/benchmarks.md, session 8). A handler thread that is still looking when the next request comes
  * needs no wake-up and keeps its CPU.
  *
