@@ -21,8 +21,8 @@ import java.util.Objects;
  * @param batchHandlerThreads whether the handler threads run under Linux's {@code SCHED_BATCH} policy, so
  *     that waking one for a request never preempts the acceptor thread on its CPU
  * @param handlerSpinLooks how many times an idle handler thread looks for the next request, yielding its
- *     CPU in between, before it parks; fewer after looks that found nothing (see {@link RpmaHandlerQueue});
- *     0 parks it at once
+ *     CPU in between, before it parks; half as many after looks that found nothing, all of them again
+ *     after a look that found one; 0 parks it at once
  */
 public record RpmaEndpointSettings(String name, String address, int port, int queueCapacity, int handlerThreads,
         Duration requestDeadline, Duration pollInterval, Duration gracePeriod, int maxConsecutiveErrors,

@@ -221,8 +221,8 @@ public class RpmaProperties {
         /**
          * Whether the handler threads run under Linux's SCHED_BATCH scheduling policy: a handler thread woken
          * for a request then never preempts the acceptor thread on its CPU, and keeps its nice value and CPU
-         * share (default: true). Where the policy cannot be set (a seccomp profile
-         * that forbids sched_setscheduler), the threads keep the default policy and a warning is logged.
+         * share (default: true). Where the policy cannot be set (a seccomp profile that forbids
+         * sched_setscheduler), the threads keep the default policy and a warning is logged.
          */
         private Boolean handlerBatchScheduling;
 
@@ -230,7 +230,7 @@ public class RpmaProperties {
          * How many times an idle handler thread looks for the next request, yielding its CPU between looks,
          * before it parks (default: 256, about 0.1 ms on a current x86 server). A thread still looking when
          * a request comes needs no wake-up from the acceptor; a thread whose looks found nothing looks half
-         * as often the next time, so an idle server spends nothing on them. 0 parks at once.
+         * as many times the next time, so an idle server spends nothing on them. 0 parks at once.
          */
         private Integer handlerSpinLooks;
 
