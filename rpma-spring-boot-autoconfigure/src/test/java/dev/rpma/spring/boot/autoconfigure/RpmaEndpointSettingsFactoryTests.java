@@ -80,34 +80,23 @@ class RpmaEndpointSettingsFactoryTests {
     }
 
     @Test
-    void batchSchedulingOfHandlerThreadsIsInheritedUnlessAnEndpointSetsItsOwn() {
+    void handlerThreadSchedulingAndLooksAreInheritedUnlessAnEndpointSetsItsOwn() {
         this.runner
             .withPropertyValues("rpma.server.acceptor.handler-batch-scheduling=false",
+                    "rpma.server.acceptor.handler-spin-looks=32",
                     "rpma.server.endpoints.replica.port=7001",
                     "rpma.server.endpoints.bulk.port=7002",
-                    "rpma.server.endpoints.bulk.acceptor.handler-batch-scheduling=true")
+                    "rpma.server.endpoints.bulk.acceptor.handler-batch-scheduling=true",
+                    "rpma.server.endpoints.bulk.acceptor.handler-spin-looks=0")
             .run((context) -> {
                 List<RpmaEndpointSettings> settings = RpmaEndpointSettingsFactory
                     .create(context.getBean(RpmaProperties.class));
                 assertThat(named(settings, "default").batchHandlerThreads()).isFalse();
-                assertThat(named(settings, "replica").batchHandlerThreads()).isFalse();
-                assertThat(named(settings, "bulk").batchHandlerThreads()).isTrue();
-            });
-    }
-
-    @Test
-    void handlerSpinLooksAreInheritedUnlessAnEndpointSetsItsOwnAndZeroParksAtOnce() {
-        this.runner
-            .withPropertyValues("rpma.server.acceptor.handler-spin-looks=32",
-                    "rpma.server.endpoints.replica.port=7001",
-                    "rpma.server.endpoints.quiet.port=7002",
-                    "rpma.server.endpoints.quiet.acceptor.handler-spin-looks=0")
-            .run((context) -> {
-                List<RpmaEndpointSettings> settings = RpmaEndpointSettingsFactory
-                    .create(context.getBean(RpmaProperties.class));
                 assertThat(named(settings, "default").handlerSpinLooks()).isEqualTo(32);
+                assertThat(named(settings, "replica").batchHandlerThreads()).isFalse();
                 assertThat(named(settings, "replica").handlerSpinLooks()).isEqualTo(32);
-                assertThat(named(settings, "quiet").handlerSpinLooks()).isZero();
+                assertThat(named(settings, "bulk").batchHandlerThreads()).isTrue();
+                assertThat(named(settings, "bulk").handlerSpinLooks()).isZero();
             });
     }
 
