@@ -20,6 +20,11 @@ import dev.rpma.jna.RpmaThread;
  * a request already waiting, restore the full budget; looks that found nothing, so that the thread
  * parked, halve it. Under a stream of requests the threads look and rarely park; where requests come
  * seldom the looks die down after a few requests and an idle server spends nothing on them.
+ *
+ * <p>Every idle thread looks, not one at a time: while any thread is parked on the queue, each offer
+ * wakes one (the queue signals a waiter per request), and a single looker leaves the others parked.
+ * Waking them only while nobody looks would not help either: the looker stops looking for every
+ * request it runs, and the acceptor's next offer often falls in that gap.
  */
 final class RpmaHandlerQueue extends ArrayBlockingQueue<Runnable> {
 

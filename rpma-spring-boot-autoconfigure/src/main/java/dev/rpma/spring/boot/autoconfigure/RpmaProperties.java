@@ -230,7 +230,8 @@ public class RpmaProperties {
          * How many times an idle handler thread looks for the next request, yielding its CPU between looks,
          * before it parks (default: 256, about 0.1 ms on a current x86 server). A thread still looking when
          * a request comes needs no wake-up from the acceptor; a thread whose looks found nothing looks half
-         * as many times the next time, so an idle server spends nothing on them. 0 parks at once.
+         * as many times the next time, so an idle server spends nothing on them, while one that gets requests
+         * faster than the looks last may keep every handler thread looking. 0 parks at once.
          */
         private Integer handlerSpinLooks;
 
