@@ -11,9 +11,9 @@ import dev.rpma.jna.RpmaThread;
  *
  * <p>Why: a parked handler thread costs the acceptor a wake-up (a {@code futex} system call) for the
  * next request, and where the kernel puts the woken thread is its business: in the dispatch
- * benchmark it queued woken handler threads on the acceptor's own CPU, behind the acceptor, while the
- * other CPU idled, in 65 % of the samples, so that the queue filled and requests were turned away
- * (docs/benchmarks.md, session 8). A handler thread that is still looking when the next request comes
+ * benchmark the handler threads waited for a CPU seven times as long as they ran, queued on the
+ * acceptor's own CPU, behind the acceptor, while the other CPU had no thread of the JVM to run, so
+ * that the queue filled and requests were turned away (docs/benchmarks.md, session 8). A handler thread that is still looking when the next request comes
  * needs no wake-up and keeps its CPU.
  *
  * <p>How much: each {@link HandlerThread} keeps its own budget of looks. Looks that found a request, or
