@@ -45,15 +45,10 @@ public record RpmaEndpointSettings(String name, String address, int port, int qu
         }
     }
 
-    /** Settings whose idle handler threads look {@value #DEFAULT_HANDLER_SPIN_LOOKS} times before they park. */
-    public RpmaEndpointSettings(String name, String address, int port, int queueCapacity, int handlerThreads,
-            Duration requestDeadline, Duration pollInterval, Duration gracePeriod, int maxConsecutiveErrors,
-            boolean inlineHandler, boolean batchHandlerThreads) {
-        this(name, address, port, queueCapacity, handlerThreads, requestDeadline, pollInterval, gracePeriod,
-                maxConsecutiveErrors, inlineHandler, batchHandlerThreads, DEFAULT_HANDLER_SPIN_LOOKS);
-    }
-
-    /** Settings with batch-scheduled handler threads. */
+    /**
+     * Settings with batch-scheduled handler threads that look {@value #DEFAULT_HANDLER_SPIN_LOOKS} times
+     * before they park.
+     */
     public RpmaEndpointSettings(String name, String address, int port, int queueCapacity, int handlerThreads,
             Duration requestDeadline, Duration pollInterval, Duration gracePeriod, int maxConsecutiveErrors,
             boolean inlineHandler) {
@@ -61,7 +56,7 @@ public record RpmaEndpointSettings(String name, String address, int port, int qu
                 maxConsecutiveErrors, inlineHandler, true, DEFAULT_HANDLER_SPIN_LOOKS);
     }
 
-    /** Settings whose handler runs on batch-scheduled handler threads. */
+    /** Settings whose handler runs on batch-scheduled handler threads, with the default looks. */
     public RpmaEndpointSettings(String name, String address, int port, int queueCapacity, int handlerThreads,
             Duration requestDeadline, Duration pollInterval, Duration gracePeriod, int maxConsecutiveErrors) {
         this(name, address, port, queueCapacity, handlerThreads, requestDeadline, pollInterval, gracePeriod,

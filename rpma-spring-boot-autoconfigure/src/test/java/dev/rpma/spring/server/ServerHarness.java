@@ -50,7 +50,8 @@ final class ServerHarness implements AutoCloseable {
     ServerHarness listen(RpmaRequestHandler handler) {
         RpmaEndpointSettings settings = new RpmaEndpointSettings(RpmaEndpointSettings.DEFAULT_ENDPOINT, ADDRESS, 7204,
                 this.queueCapacity, this.handlerThreads, this.requestDeadline, Duration.ofMillis(50), this.gracePeriod,
-                this.maxConsecutiveErrors, false, this.batchHandlerThreads);
+                this.maxConsecutiveErrors, false, this.batchHandlerThreads,
+                RpmaEndpointSettings.DEFAULT_HANDLER_SPIN_LOOKS);
         this.server = RpmaServer.listen(Rpma.using(this.fake), List.of(settings), new RpmaServer.Components() {
 
             @Override
