@@ -31,6 +31,12 @@ public record RpmaEndpointSettings(String name, String address, int port, int qu
     /** The name of the endpoint configured under {@code rpma.server} itself. */
     public static final String DEFAULT_ENDPOINT = "default";
 
+    /**
+     * The largest useful queue capacity: an endpoint holds at most this many requests and connections
+     * together, and turns further requests away as if its queue were full.
+     */
+    public static final int MAX_QUEUE_CAPACITY = RpmaAcceptor.MAX_CONNECTIONS;
+
     /** Looks of an idle handler thread before it parks, unless configured otherwise. */
     public static final int DEFAULT_HANDLER_SPIN_LOOKS = 256;
 

@@ -1,10 +1,13 @@
 package dev.rpma.spring.server;
 
+import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicIntegerArray;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.BooleanSupplier;
 
@@ -12,12 +15,14 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 
 /**
- * The handler queue's looks: a handler thread that is still looking takes the next request without
- * parking, one with no looks parks at once, the budget halves after looks that found nothing and is
- * restored by a request found, and an interrupt ends the looks. Thread states are observed; nothing
- * is timed.
+ * The handler queue: bounded, first in first out over many laps of its ring, every request taken
+ * exactly once by threads that look and park while one thread offers; and its looks: a handler
+ * thread that is still looking takes the next request without parking, one with no looks parks at
+ * once, the budget halves after looks that found nothing and is restored by a request found, and an
+ * interrupt ends the looks. Thread states are observed; nothing is timed.
  */
 class RpmaHandlerQueueTests {
 
@@ -129,6 +134,167 @@ class RpmaHandlerQueueTests {
         pool.execute(TASK_A);
         pool.shutdown();
         assertThat(pool.awaitTermination(10, TimeUnit.SECONDS)).isTrue();
+    }
+
+    @Test
+    void itRefusesAnOfferAtItsCapacityAndTakesFirstInFirstOutOverManyLaps() {
+        // 3 requests in a ring of 4 slots: the capacity, not the ring, bounds it
+        RpmaHandlerQueue queue = new RpmaHandlerQueue(3, 0);
+        List<Runnable> taken = new ArrayList<>();
+        List<Runnable> offered = new ArrayList<>();
+        for (int lap = 0; lap < 10; lap++) {
+            for (int i = 0; i < 3; i++) {
+                Runnable task = () -> { };
+                assertThat(queue.offer(task)).isTrue();
+                offered.add(task);
+            }
+            assertThat(queue.offer(TASK_A)).as("full at 3").isFalse();
+            assertThat(queue.size()).isEqualTo(3);
+            assertThat(queue.remainingCapacity()).isZero();
+            assertThat(queue).containsExactlyElementsOf(offered.subList(offered.size() - 3, offered.size()));
+            taken.add(queue.poll());
+            assertThat(queue.offer(TASK_B)).as("room for one after a take").isTrue();
+            offered.add(TASK_B);
+            while (!queue.isEmpty()) {
+                taken.add(queue.poll());
+            }
+            assertThat(queue.poll()).isNull();
+        }
+        assertThat(taken).containsExactlyElementsOf(offered);
+    }
+
+    @Test
+    void drainToTakesWhatIsWaitingAndATimedPollGivesUpWhenNothingComes() throws InterruptedException {
+        RpmaHandlerQueue queue = new RpmaHandlerQueue(4, 0);
+        queue.offer(TASK_A);
+        queue.offer(TASK_B);
+        queue.offer(TASK_C);
+        List<Runnable> drained = new ArrayList<>();
+
+        assertThat(queue.drainTo(drained, 2)).isEqualTo(2);
+        assertThat(queue.drainTo(drained)).isEqualTo(1);
+        assertThat(drained).containsExactly(TASK_A, TASK_B, TASK_C);
+        assertThat(queue.poll(1, TimeUnit.MILLISECONDS)).isNull();
+        assertThat(queue.poll(0, TimeUnit.MILLISECONDS)).isNull();
+        assertThatExceptionOfType(UnsupportedOperationException.class).isThrownBy(() -> queue.put(TASK_A));
+    }
+
+    @Test
+    void anOfferWakesOneParkedThreadAndTheNextOffersDoNotWakeItAgain() throws InterruptedException {
+        RpmaHandlerQueue queue = new RpmaHandlerQueue(8, 0);
+        List<Runnable> taken = new CopyOnWriteArrayList<>();
+        CountDownLatch release = new CountDownLatch(1);
+        for (int i = 0; i < 2; i++) {
+            start(0, () -> {
+                taken.add(queue.take());
+                release.await();
+            });
+        }
+        await("both threads to park", () -> queue.waitingThreads() == 2);
+
+        queue.offer(TASK_A);
+        // taken off the stack by the offer itself, before the woken thread runs
+        assertThat(queue.waitingThreads()).isEqualTo(1);
+        queue.offer(TASK_B);
+        assertThat(queue.waitingThreads()).isZero();
+        queue.offer(TASK_C);
+        await("both requests taken", () -> taken.size() == 2);
+        assertThat(taken).containsExactlyInAnyOrder(TASK_A, TASK_B);
+        assertThat(queue).containsExactly(TASK_C);
+        release.countDown();
+    }
+
+    @Test
+    void aParkedThreadThatIsInterruptedOrTimesOutLeavesTheStack() throws InterruptedException {
+        RpmaHandlerQueue queue = new RpmaHandlerQueue(4, 0);
+        AtomicReference<Throwable> thrown = new AtomicReference<>();
+        RpmaHandlerQueue.HandlerThread thread = start(0, () -> {
+            try {
+                queue.take();
+            }
+            catch (InterruptedException ex) {
+                thrown.set(ex);
+            }
+        });
+        await("the thread to park", () -> queue.waitingThreads() == 1 && thread.getState() == Thread.State.WAITING);
+        thread.interrupt();
+        thread.join(10_000);
+
+        assertThat(thrown.get()).isInstanceOf(InterruptedException.class);
+        assertThat(queue.waitingThreads()).isZero();
+        assertThat(queue.poll(1, TimeUnit.MILLISECONDS)).isNull();
+        assertThat(queue.waitingThreads()).isZero();
+        // nobody to wake: the request waits for the next take
+        queue.offer(TASK_A);
+        assertThat(queue).containsExactly(TASK_A);
+    }
+
+    @Test
+    void everyRequestOfferedIsTakenExactlyOnceByThreadsThatLookAndPark() throws InterruptedException {
+        // 0 and a few looks: threads park often; 1,000 looks: they rarely park
+        for (int looks : new int[] { 0, 2, 1000 }) {
+            int requests = 100_000;
+            RpmaHandlerQueue queue = new RpmaHandlerQueue(64, looks);
+            AtomicIntegerArray runs = new AtomicIntegerArray(requests);
+            AtomicInteger done = new AtomicInteger();
+            List<RpmaHandlerQueue.HandlerThread> takers = new ArrayList<>();
+            for (int t = 0; t < 4; t++) {
+                takers.add(start(looks, () -> {
+                    while (true) {
+                        queue.take().run();
+                        done.incrementAndGet();
+                    }
+                }));
+            }
+            int offered = 0;
+            while (offered < requests) {
+                int index = offered;
+                if (queue.offer(() -> runs.incrementAndGet(index))) {
+                    offered++;
+                }
+                else {
+                    Thread.yield();
+                }
+            }
+            await(requests + " requests taken with " + looks + " looks", () -> done.get() == requests);
+            for (int i = 0; i < requests; i++) {
+                assertThat(runs.get(i)).as("runs of request " + i).isEqualTo(1);
+            }
+            assertThat(queue.size()).isZero();
+            for (Thread taker : takers) {
+                taker.interrupt();
+                taker.join(10_000);
+            }
+        }
+    }
+
+    @Test
+    void aRequestOfferedAsTheOnlyThreadParksWakesIt() throws InterruptedException {
+        // one request at a time, each offered as the thread that ran the last one goes back to the
+        // queue and parks: a wake-up lost between the thread joining the stack and the offer leaves
+        // the request waiting for good
+        for (int looks : new int[] { 0, 1 }) {
+            RpmaHandlerQueue queue = new RpmaHandlerQueue(4, looks);
+            AtomicInteger done = new AtomicInteger();
+            RpmaHandlerQueue.HandlerThread taker = start(looks, () -> {
+                while (true) {
+                    queue.take().run();
+                    done.incrementAndGet();
+                }
+            });
+            for (int i = 0; i < 50_000; i++) {
+                int before = done.get();
+                assertThat(queue.offer(TASK_A)).isTrue();
+                long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+                while (done.get() == before) {
+                    assertThat(System.nanoTime() - deadline).as("request " + i + " with " + looks + " looks taken")
+                        .isNegative();
+                    Thread.onSpinWait();
+                }
+            }
+            taker.interrupt();
+            taker.join(10_000);
+        }
     }
 
     private RpmaHandlerQueue.HandlerThread start(int looks, Body body) {

@@ -64,6 +64,10 @@ final class RpmaEndpointSettingsFactory {
         }
         int queueCapacity = pick(own, inherited, RpmaProperties.Acceptor::getQueueCapacity, DEFAULT_QUEUE_CAPACITY);
         positive(prefix + ".acceptor.queue-capacity", queueCapacity);
+        if (queueCapacity > RpmaEndpointSettings.MAX_QUEUE_CAPACITY) {
+            throw new InvalidRpmaPropertyException(prefix + ".acceptor.queue-capacity", queueCapacity, "must be at most "
+                    + RpmaEndpointSettings.MAX_QUEUE_CAPACITY + ": an endpoint holds no more requests and connections together");
+        }
         int handlerThreads = pick(own, inherited, RpmaProperties.Acceptor::getHandlerThreads, DEFAULT_HANDLER_THREADS);
         positive(prefix + ".acceptor.handler-threads", handlerThreads);
         Duration deadline = pick(own, inherited, RpmaProperties.Acceptor::getRequestDeadline, DEFAULT_REQUEST_DEADLINE);

@@ -185,7 +185,8 @@ public class RpmaProperties {
     public static class Acceptor {
 
         /**
-         * Requests waiting for a handler thread; further requests are rejected at once (default: 64).
+         * Requests waiting for a handler thread, at most 4096; further requests are rejected at once
+         * (default: 64).
          */
         private Integer queueCapacity;
 

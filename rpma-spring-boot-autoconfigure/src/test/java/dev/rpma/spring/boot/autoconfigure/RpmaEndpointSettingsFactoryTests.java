@@ -115,6 +115,7 @@ class RpmaEndpointSettingsFactoryTests {
             rpma.server.port                                 | 0     | rpma.server.port                          | between 1 and 65535
             rpma.server.port                                 | 65536 | rpma.server.port                          | between 1 and 65535
             rpma.server.acceptor.queue-capacity              | 0     | rpma.server.acceptor.queue-capacity       | at least 1
+            rpma.server.acceptor.queue-capacity              | 4097  | rpma.server.acceptor.queue-capacity       | at most 4096
             rpma.server.acceptor.handler-threads             | -1    | rpma.server.acceptor.handler-threads      | at least 1
             rpma.server.acceptor.request-deadline            | 0s    | rpma.server.acceptor.request-deadline     | must be positive
             rpma.server.acceptor.poll-interval               | -5ms  | rpma.server.acceptor.poll-interval        | must be positive
