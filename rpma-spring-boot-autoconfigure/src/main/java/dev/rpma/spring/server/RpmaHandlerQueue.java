@@ -26,7 +26,7 @@ import dev.rpma.jna.RpmaThread;
  * takes and looks had just taken, and looking threads queued on it, so that the acceptor's unlock
  * had to wake them (docs/benchmarks.md, session 9). Here the acceptor writes a slot and its sequence
  * number; a handler thread claims the slot with a compare-and-set on a head that only handler threads
- * write. A lock guards only the stack of parked threads.
+ * write. A lock guards only the list of parked threads.
  *
  * <p>Why a list of parked threads: an offer wakes the thread that parked first and takes it off the
  * list, so that the offers that follow before it runs do not wake it again; a condition shared by

@@ -193,7 +193,7 @@ class RpmaHandlerQueueTests {
         await("both threads to park", () -> queue.waitingThreads() == 2);
 
         queue.offer(TASK_A);
-        // taken off the stack by the offer itself, before the woken thread runs
+        // taken off the list by the offer itself, before the woken thread runs
         assertThat(queue.waitingThreads()).isEqualTo(1);
         queue.offer(TASK_B);
         assertThat(queue.waitingThreads()).isZero();
@@ -205,7 +205,7 @@ class RpmaHandlerQueueTests {
     }
 
     @Test
-    void aParkedThreadThatIsInterruptedOrTimesOutLeavesTheStack() throws InterruptedException {
+    void aParkedThreadThatIsInterruptedOrTimesOutLeavesTheList() throws InterruptedException {
         RpmaHandlerQueue queue = new RpmaHandlerQueue(4, 0);
         AtomicReference<Throwable> thrown = new AtomicReference<>();
         RpmaHandlerQueue.HandlerThread thread = start(0, () -> {
@@ -271,7 +271,7 @@ class RpmaHandlerQueueTests {
     @Test
     void aRequestOfferedAsTheOnlyThreadParksWakesIt() throws InterruptedException {
         // one request at a time, each offered as the thread that ran the last one goes back to the
-        // queue and parks: a wake-up lost between the thread joining the stack and the offer leaves
+        // queue and parks: a wake-up lost between the thread joining the list and the offer leaves
         // the request waiting for good
         for (int looks : new int[] { 0, 1 }) {
             RpmaHandlerQueue queue = new RpmaHandlerQueue(4, looks);
