@@ -108,7 +108,7 @@ final class RpmaHandlerQueue extends AbstractQueue<Runnable> implements Blocking
         }
         // twice the capacity, rounded up to a power of two: a slot is free again long before the offers
         // come back to it, even when the thread that took its last request lost its CPU meanwhile
-        int slots = ((capacity == 1) ? 1 : Integer.highestOneBit(capacity - 1) << 1) << 1;
+        int slots = Integer.highestOneBit(2 * capacity - 1) << 1;
         this.capacity = capacity;
         this.mask = slots - 1;
         this.sequences = new long[slots];
@@ -224,16 +224,16 @@ final class RpmaHandlerQueue extends AbstractQueue<Runnable> implements Blocking
         long deadline = (nanos < 0) ? 0 : System.nanoTime() + nanos;
         Waiter waiter = new Waiter(Thread.currentThread());
         while (true) {
-            park(waiter);
+            enlist(waiter);
             // after joining the list: a request offered from now on either is found here or wakes a thread
             Runnable task = poll();
             if (task != null) {
-                unpark(waiter);
+                delist(waiter);
                 return task;
             }
             while (!waiter.woken) {
                 if (Thread.interrupted()) {
-                    unpark(waiter);
+                    delist(waiter);
                     throw new InterruptedException();
                 }
                 if (nanos < 0) {
@@ -242,7 +242,7 @@ final class RpmaHandlerQueue extends AbstractQueue<Runnable> implements Blocking
                 }
                 long remaining = deadline - System.nanoTime();
                 if (remaining <= 0) {
-                    unpark(waiter);
+                    delist(waiter);
                     return null;
                 }
                 LockSupport.parkNanos(this, remaining);
@@ -253,7 +253,7 @@ final class RpmaHandlerQueue extends AbstractQueue<Runnable> implements Blocking
     }
 
     /** Puts the thread on the list of parked threads. */
-    private void park(Waiter waiter) {
+    private void enlist(Waiter waiter) {
         this.lock.lock();
         try {
             this.waiting.addFirst(waiter);
@@ -268,7 +268,7 @@ final class RpmaHandlerQueue extends AbstractQueue<Runnable> implements Blocking
      * Takes a thread that leaves without waiting for its wake-up off the list; if it was woken already,
      * the wake-up passes to another thread, for the request it was meant for.
      */
-    private void unpark(Waiter waiter) {
+    private void delist(Waiter waiter) {
         boolean wasWaiting;
         this.lock.lock();
         try {
@@ -283,20 +283,11 @@ final class RpmaHandlerQueue extends AbstractQueue<Runnable> implements Blocking
         }
     }
 
+    /** Not used by the pool: the oldest waiting request, from a snapshot. */
     @Override
     public Runnable peek() {
-        while (true) {
-            long position = this.head.position;
-            int slot = (int) position & this.mask;
-            long sequence = (long) SEQUENCES.getVolatile(this.sequences, slot);
-            if (sequence - position <= 0) {
-                return null;
-            }
-            Runnable task = (Runnable) TASKS.getAcquire(this.tasks, slot);
-            if (sequence == position + 1 && task != null && this.head.position == position) {
-                return task;
-            }
-        }
+        Iterator<Runnable> waiting = iterator();
+        return waiting.hasNext() ? waiting.next() : null;
     }
 
     @Override

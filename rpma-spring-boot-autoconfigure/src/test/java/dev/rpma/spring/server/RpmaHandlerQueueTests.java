@@ -239,12 +239,7 @@ class RpmaHandlerQueueTests {
             AtomicInteger done = new AtomicInteger();
             List<RpmaHandlerQueue.HandlerThread> takers = new ArrayList<>();
             for (int t = 0; t < 4; t++) {
-                takers.add(start(looks, () -> {
-                    while (true) {
-                        queue.take().run();
-                        done.incrementAndGet();
-                    }
-                }));
+                takers.add(startTaker(queue, looks, done));
             }
             int offered = 0;
             while (offered < requests) {
@@ -276,12 +271,7 @@ class RpmaHandlerQueueTests {
         for (int looks : new int[] { 0, 1 }) {
             RpmaHandlerQueue queue = new RpmaHandlerQueue(4, looks);
             AtomicInteger done = new AtomicInteger();
-            RpmaHandlerQueue.HandlerThread taker = start(looks, () -> {
-                while (true) {
-                    queue.take().run();
-                    done.incrementAndGet();
-                }
-            });
+            RpmaHandlerQueue.HandlerThread taker = startTaker(queue, looks, done);
             for (int i = 0; i < 50_000; i++) {
                 int before = done.get();
                 assertThat(queue.offer(TASK_A)).isTrue();
@@ -295,6 +285,16 @@ class RpmaHandlerQueueTests {
             taker.interrupt();
             taker.join(10_000);
         }
+    }
+
+    /** A handler thread that takes and runs requests, counting them, until interrupted. */
+    private RpmaHandlerQueue.HandlerThread startTaker(RpmaHandlerQueue queue, int looks, AtomicInteger done) {
+        return start(looks, () -> {
+            while (true) {
+                queue.take().run();
+                done.incrementAndGet();
+            }
+        });
     }
 
     private RpmaHandlerQueue.HandlerThread start(int looks, Body body) {
