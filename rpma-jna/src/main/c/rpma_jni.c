@@ -1,6 +1,6 @@
 /*
- * librpma's calls of the data path and of every connection, and libc's poll and fcntl, as plain JNI
- * functions (dev.rpma.jna.raw.JniCalls).
+ * librpma's calls of the data path and of every connection, and libc's poll, fcntl and epoll, as plain
+ * JNI functions (dev.rpma.jna.raw.JniCalls).
  *
  * JNA's direct mapping goes through libffi and JNA's generic dispatch on every call; a profile of the
  * sample app's ping-pong loop in the soft-RoCE VM put 15 % of the loop's CPU there, about as much
@@ -17,6 +17,7 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <stdint.h>
+#include <sys/epoll.h>
 
 #include <jni.h>
 
@@ -85,6 +86,26 @@ JNIEXPORT jint JNICALL Java_dev_rpma_jna_raw_JniCalls_poll(JNIEnv *env, jclass c
 JNIEXPORT jint JNICALL Java_dev_rpma_jna_raw_JniCalls_fcntl(JNIEnv *env, jclass cls, jint fd, jint cmd, jint arg)
 {
 	int rc = fcntl(fd, cmd, arg);
+	if (rc < 0)
+		saved_errno = errno;
+	return rc;
+}
+
+/* struct epoll_event is packed on x86-64: the Java side passes its two fields, not the struct */
+JNIEXPORT jint JNICALL Java_dev_rpma_jna_raw_JniCalls_epollCtl(JNIEnv *env, jclass cls, jint epfd, jint op, jint fd,
+		jint events, jlong data)
+{
+	struct epoll_event event = { .events = (uint32_t)events, .data.u64 = (uint64_t)data };
+	int rc = epoll_ctl(epfd, op, fd, &event);
+	if (rc < 0)
+		saved_errno = errno;
+	return rc;
+}
+
+JNIEXPORT jint JNICALL Java_dev_rpma_jna_raw_JniCalls_epollWait(JNIEnv *env, jclass cls, jint epfd, jlong events,
+		jint max_events, jint timeout)
+{
+	int rc = epoll_wait(epfd, (struct epoll_event *)PTR(events), max_events, timeout);
 	if (rc < 0)
 		saved_errno = errno;
 	return rc;

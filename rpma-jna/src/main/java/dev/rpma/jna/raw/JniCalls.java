@@ -10,8 +10,8 @@ import com.sun.jna.Platform;
 import com.sun.jna.Pointer;
 
 /**
- * The librpma calls that run per message or per connection, and libc's {@code poll} and
- * {@code fcntl}, as plain JNI calls, for {@link JnaLibRpma} and {@link LibC}: the C side is
+ * The librpma calls that run per message or per connection, and libc's {@code poll}, {@code fcntl}
+ * and {@code epoll_wait}/{@code epoll_ctl}, as plain JNI calls, for {@link JnaLibRpma} and {@link LibC}: the C side is
  * {@code src/main/c/rpma_jni.c}, compiled by the build into this jar. JNA's direct mapping dispatches
  * every call through libffi and its own generic handler; in the soft-RoCE VM that dispatch was 15 % of
  * the ping-pong loop's CPU and 4-5 % of the acceptor's per connection (see docs/performance.md).
@@ -34,7 +34,7 @@ final class JniCalls {
     /** Why the JNI library is not loaded, or {@code null} when it is. */
     private static final String UNAVAILABLE = load();
 
-    /** Whether {@link LibC} calls {@code poll} and {@code fcntl} through JNI; decided once, when it is loaded. */
+    /** Whether {@link LibC} calls {@code poll}, {@code fcntl} and epoll through JNI; decided once, when it is loaded. */
     static final boolean LIBC = unavailableReason() == null;
 
     final long getWc;
@@ -126,6 +126,11 @@ final class JniCalls {
     static native int poll(long fds, long nfds, int timeoutMillis);
 
     static native int fcntl(int fd, int cmd, int arg);
+
+    /** {@code epoll_ctl} with the {@code struct epoll_event} built on the C side (it is packed on x86-64). */
+    static native int epollCtl(int epfd, int op, int fd, int events, long data);
+
+    static native int epollWait(int epfd, long events, int maxEvents, int timeoutMillis);
 
     /** The errno of this thread's last failed call through this class. */
     static native int savedErrno();

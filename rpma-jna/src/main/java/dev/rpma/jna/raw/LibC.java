@@ -1,14 +1,16 @@
 package dev.rpma.jna.raw;
 
+import com.sun.jna.Memory;
 import com.sun.jna.Native;
 import com.sun.jna.Platform;
+import com.sun.jna.Pointer;
 
 /**
  * The few libc calls the event loops need to wait on librpma's file descriptors: {@code fcntl},
- * {@code poll}, {@code eventfd}, {@code read}, {@code write}, {@code close}; and
- * {@code sched_setscheduler} for the threads around them. Direct-mapped; {@code poll} and
- * {@code fcntl}, which run per wake-up and per connection, through JNI where it is available
- * ({@link JniCalls}).
+ * {@code poll}, {@code epoll_*}, {@code eventfd}, {@code read}, {@code write}, {@code close}; and
+ * {@code sched_setscheduler} for the threads around them. Direct-mapped; {@code poll},
+ * {@code fcntl} and epoll, which run per wake-up and per connection, through JNI where it is
+ * available ({@link JniCalls}).
  * Internal API.
  */
 public final class LibC {
@@ -22,6 +24,15 @@ public final class LibC {
     public static final int EINTR = 4;
     public static final int EAGAIN = 11;
     public static final int SCHED_BATCH = 3;
+    public static final int EPOLL_CLOEXEC = 0x80000;
+    public static final int EPOLL_CTL_ADD = 1;
+    public static final int EPOLL_CTL_DEL = 2;
+    public static final int EPOLL_CTL_MOD = 3;
+    public static final int EPOLLIN = 0x1;
+    public static final int EPOLLERR = 0x8;
+    public static final int EPOLLHUP = 0x10;
+    /** {@code sizeof(struct epoll_event)} on x86-64, where the struct is packed: u32 events, u64 data. */
+    public static final int EPOLL_EVENT_SIZE = 12;
 
     static {
         Native.register(LibC.class, Platform.C_LIBRARY_NAME);
@@ -50,6 +61,29 @@ public final class LibC {
             return keepErrno(JniCalls.poll(fds, nfds, timeoutMillis));
         }
         return Direct.poll(fds, nfds, timeoutMillis);
+    }
+
+    // int epoll_create1(int flags);
+    public static native int epoll_create1(int flags);
+
+    // int epoll_ctl(int epfd, int op, int fd, struct epoll_event *event); the event's two fields as arguments
+    public static int epoll_ctl(int epfd, int op, int fd, int events, long data) {
+        if (JniCalls.LIBC) {
+            return keepErrno(JniCalls.epollCtl(epfd, op, fd, events, data));
+        }
+        try (Memory event = new Memory(EPOLL_EVENT_SIZE)) {
+            event.setInt(0, events);
+            event.setLong(4, data);
+            return Direct.epoll_ctl(epfd, op, fd, Pointer.nativeValue(event));
+        }
+    }
+
+    // int epoll_wait(int epfd, struct epoll_event *events, int maxevents, int timeout);
+    public static int epoll_wait(int epfd, long events, int maxEvents, int timeoutMillis) {
+        if (JniCalls.LIBC) {
+            return keepErrno(JniCalls.epollWait(epfd, events, maxEvents, timeoutMillis));
+        }
+        return Direct.epoll_wait(epfd, events, maxEvents, timeoutMillis);
     }
 
     /** A failed JNI call's errno is where {@link #errno()} finds a JNA call's. */
@@ -87,5 +121,9 @@ public final class LibC {
         static native int fcntl(int fd, int cmd, int arg);
 
         static native int poll(long fds, long nfds, int timeoutMillis);
+
+        static native int epoll_ctl(int epfd, int op, int fd, long event);
+
+        static native int epoll_wait(int epfd, long events, int maxEvents, int timeoutMillis);
     }
 }

@@ -1,0 +1,163 @@
+package dev.rpma.jna.io;
+
+import java.nio.ByteBuffer;
+
+import dev.rpma.jna.raw.LibC;
+import dev.rpma.jna.raw.NativeMemory;
+
+/**
+ * An {@code epoll} instance with its own wake-up: an event loop registers librpma's file descriptors
+ * (endpoint, connection events, completion channels) once, level-triggered, each with a 64-bit token
+ * of its choice, and waits in {@link #await(int)} until some are readable or another thread calls
+ * {@link #wakeup()}. Unlike {@code poll(2)}, a wait costs the same with 2 fds or 2,000.
+ *
+ * <p>{@link #add}, {@link #remove}, {@link #await} and the accessors of the last wait belong to the
+ * one loop thread; {@link #wakeup()} and {@link #close()} are thread-safe. Allocates nothing per wait.
+ */
+public final class Epoll implements AutoCloseable {
+
+    /** The token of the wake-up fd; tokens of registered fds must differ from it. */
+    public static final long WAKEUP_TOKEN = -1L;
+
+    private static final ByteBuffer ONE = NativeMemory.allocate(Long.BYTES).putLong(0, 1);
+
+    private static final long ONE_ADDRESS = NativeMemory.address(ONE);
+
+    private final int epfd;
+
+    private final int wakeupFd;
+
+    private final int maxEvents;
+
+    private final ByteBuffer events;
+
+    private final long eventsAddress;
+
+    private final ByteBuffer counter = NativeMemory.allocate(Long.BYTES);
+
+    private final long counterAddress = NativeMemory.address(this.counter);
+
+    private boolean closed;
+
+    /** Up to {@code maxEvents} readable fds are reported per wait; more are reported by the next. */
+    public Epoll(int maxEvents) {
+        if (maxEvents < 1) {
+            throw new IllegalArgumentException("maxEvents must be at least 1, got " + maxEvents);
+        }
+        this.maxEvents = maxEvents;
+        this.epfd = LibC.epoll_create1(LibC.EPOLL_CLOEXEC);
+        if (this.epfd < 0) {
+            throw new IllegalStateException("epoll_create1() failed with errno " + LibC.errno());
+        }
+        this.wakeupFd = LibC.eventfd(0, LibC.EFD_CLOEXEC | LibC.EFD_NONBLOCK);
+        if (this.wakeupFd < 0) {
+            int errno = LibC.errno();
+            LibC.close(this.epfd);
+            throw new IllegalStateException("eventfd() failed with errno " + errno);
+        }
+        this.events = NativeMemory.allocate(maxEvents * LibC.EPOLL_EVENT_SIZE);
+        this.eventsAddress = NativeMemory.address(this.events);
+        if (LibC.epoll_ctl(this.epfd, LibC.EPOLL_CTL_ADD, this.wakeupFd, LibC.EPOLLIN, WAKEUP_TOKEN) < 0) {
+            int errno = LibC.errno();
+            LibC.close(this.wakeupFd);
+            LibC.close(this.epfd);
+            throw new IllegalStateException("epoll_ctl(EPOLL_CTL_ADD) of the wake-up fd failed with errno " + errno);
+        }
+    }
+
+    /** Watches {@code fd} for readability (level-triggered), reporting it with {@code token}. */
+    public void add(int fd, long token) {
+        if (token == WAKEUP_TOKEN) {
+            throw new IllegalArgumentException("token " + WAKEUP_TOKEN + " is the wake-up's");
+        }
+        if (LibC.epoll_ctl(this.epfd, LibC.EPOLL_CTL_ADD, fd, LibC.EPOLLIN, token) < 0) {
+            throw new IllegalStateException("epoll_ctl(EPOLL_CTL_ADD, " + fd + ") failed with errno " + LibC.errno());
+        }
+    }
+
+    /**
+     * Stops watching {@code fd}. Call it before the fd is closed (librpma closes a connection's fds
+     * when the connection is deleted): epoll forgets a closed fd only once every copy of it is closed.
+     */
+    public void remove(int fd) {
+        if (LibC.epoll_ctl(this.epfd, LibC.EPOLL_CTL_DEL, fd, 0, 0) < 0) {
+            throw new IllegalStateException("epoll_ctl(EPOLL_CTL_DEL, " + fd + ") failed with errno " + LibC.errno());
+        }
+    }
+
+    /**
+     * Waits until a watched fd is readable, {@link #wakeup()} is called, or {@code timeoutMillis}
+     * passes (0: look without waiting; negative: no timeout). A wake-up is consumed here and not
+     * reported.
+     *
+     * @return how many fds are readable: their tokens are {@link #token(int)} for 0 to the result
+     *     minus one; 0 on wake-up, timeout or an interrupted wait
+     */
+    public int await(int timeoutMillis) {
+        int ready = LibC.epoll_wait(this.epfd, this.eventsAddress, this.maxEvents, timeoutMillis);
+        if (ready < 0) {
+            int errno = LibC.errno();
+            if (errno == LibC.EINTR) {
+                return 0;
+            }
+            throw new IllegalStateException("epoll_wait() failed with errno " + errno);
+        }
+        for (int i = 0; i < ready; i++) {
+            if (token(i) == WAKEUP_TOKEN) {
+                LibC.read(this.wakeupFd, this.counterAddress, Long.BYTES);
+                // the last event takes the wake-up's place, so that the caller sees only its own fds
+                int last = ready - 1;
+                if (i != last) {
+                    copyEvent(last, i);
+                }
+                return last;
+            }
+        }
+        return ready;
+    }
+
+    /** The token of readable fd {@code index} of the last {@link #await}. */
+    public long token(int index) {
+        return this.events.getLong(index * LibC.EPOLL_EVENT_SIZE + 4);
+    }
+
+    /** The {@code EPOLL*} bits of readable fd {@code index} of the last {@link #await}. */
+    public int readyEvents(int index) {
+        return this.events.getInt(index * LibC.EPOLL_EVENT_SIZE);
+    }
+
+    private void copyEvent(int from, int to) {
+        int source = from * LibC.EPOLL_EVENT_SIZE;
+        int target = to * LibC.EPOLL_EVENT_SIZE;
+        this.events.putInt(target, this.events.getInt(source));
+        this.events.putLong(target + 4, this.events.getLong(source + 4));
+    }
+
+    /** Makes the current or next {@link #await} return at once. Any thread. */
+    public void wakeup() {
+        // under the lock: a wake-up never writes to a closed (and perhaps reused) fd number
+        synchronized (this.counter) {
+            if (!this.closed) {
+                LibC.write(this.wakeupFd, ONE_ADDRESS, Long.BYTES);
+            }
+        }
+    }
+
+    /** Whether {@link #close()} released the epoll instance and its wake-up fd. */
+    public boolean isClosed() {
+        synchronized (this.counter) {
+            return this.closed;
+        }
+    }
+
+    @Override
+    public void close() {
+        synchronized (this.counter) {
+            if (!this.closed) {
+                this.closed = true;
+                LibC.close(this.wakeupFd);
+                LibC.close(this.epfd);
+            }
+        }
+    }
+}
