@@ -157,6 +157,7 @@ class RpmaConnectionTest {
         RpmaConnection connection = this.rig.connection();
         FakeCompletionQueue cq = this.rig.fake.lastConnection().completionQueue();
         RpmaCompletions batch = new RpmaCompletions(4);
+        FileDescriptors.setBlocking(connection.completionQueue().fd(), false);
 
         assertThat(connection.completionQueue().poll(batch)).isZero();
         assertThat(connection.completionQueue().await()).as("NO_COMPLETION").isFalse();
@@ -215,6 +216,7 @@ class RpmaConnectionTest {
             RpmaConnection shared = this.rig.track(this.rig.endpoint.nextConnectionRequest(config).connect());
             FakeConnection scripted = this.rig.fake.lastConnection();
             assertThat(shared.completionFd()).isPositive();
+            FileDescriptors.setBlocking(shared.completionFd(), false);
             assertThat(shared.awaitCompletion()).as("NO_COMPLETION").isNull();
             scripted.receiveCompletionQueue().queueSuccess(1, 128, 8);
             assertThat(shared.awaitCompletion()).isSameAs(shared.receiveCompletionQueue());

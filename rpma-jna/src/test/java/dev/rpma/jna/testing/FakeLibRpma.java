@@ -252,6 +252,12 @@ public final class FakeLibRpma implements LibRpma, AutoCloseable {
 
     private static final int RPMA_E_PROVIDER = RpmaError.PROVIDER.code();
 
+    private static final int USAGE_SEND = 64;
+
+    private static final int USAGE_RECV = 128;
+
+    private static final int COMPLETION_ALWAYS = 3;
+
     /** The lock of every call and every script object. */
     final Object lock = new Object();
 
@@ -1179,6 +1185,7 @@ public final class FakeLibRpma implements LibRpma, AutoCloseable {
                 return c.fail(failure);
             }
             connection.disconnects++;
+            connection.breakQueuePair();
             if (connection.disconnects == 1 && this.closedOnDisconnect) {
                 connection.events.add(RpmaConnectionEvent.CLOSED.code());
                 connection.signal();
@@ -1336,7 +1343,22 @@ public final class FakeLibRpma implements LibRpma, AutoCloseable {
             connection.handle = conn.address;
             connection.eventFd = new FakeEventFd();
             connection.cq = completionQueue(c, conn, false);
+            connection.cq.capacity = request.config.cq;
+            connection.cq.owner = connection;
             connection.rcq = (request.config.rcq > 0) ? completionQueue(c, conn, true) : null;
+            if (connection.rcq != null) {
+                connection.rcq.capacity = request.config.rcq;
+            }
+            if (request.config.shared) {
+                connection.completionFd = new FakeEventFd();
+                connection.cq.sharedChannelOf = connection;
+                if (connection.rcq != null) {
+                    connection.rcq.sharedChannelOf = connection;
+                }
+            }
+            for (FakeConnection.PostedReceive receive : request.dataReceives) {
+                connection.receivePosted(receive);
+            }
             if (this.establishOnConnect) {
                 connection.events.add(RpmaConnectionEvent.ESTABLISHED.code());
             }
@@ -1361,9 +1383,6 @@ public final class FakeLibRpma implements LibRpma, AutoCloseable {
             if (!connection.config.shared) {
                 return c.fail(RpmaError.NOT_SHARED_CHNL.code(), 0);
             }
-            if (connection.completionFd == null) {
-                connection.completionFd = new FakeEventFd();
-            }
             putInt(fd, connection.completionFd.fd());
             return c.ok();
         }, conn, fd);
@@ -1381,11 +1400,16 @@ public final class FakeLibRpma implements LibRpma, AutoCloseable {
             if (!connection.config.shared) {
                 return c.fail(RpmaError.NOT_SHARED_CHNL.code(), 0);
             }
-            FakeCompletionQueue ready = !connection.cq.completions.isEmpty() ? connection.cq
-                    : (connection.rcq != null && !connection.rcq.completions.isEmpty()) ? connection.rcq : null;
+            FakeCompletionQueue ready = (connection.cq.events > 0) ? connection.cq
+                    : (connection.rcq != null && connection.rcq.events > 0) ? connection.rcq : null;
             if (ready == null) {
+                if (FileDescriptors.isBlocking(connection.completionFd.fd())) {
+                    throw violation(c, "no completion event on a blocking completion channel: librpma would block"
+                            + " until the next one");
+                }
                 return c.fail(RpmaError.NO_COMPLETION.code(), 0);
             }
+            ready.takeEventAndRearm();
             putLong(cq, ready.handle);
             if (isRcq != 0) {
                 putByte(isRcq, ready.receive ? 1 : 0);
@@ -1398,11 +1422,15 @@ public final class FakeLibRpma implements LibRpma, AutoCloseable {
     public int rpma_conn_req_recv(long req, long dst, long offset, long len, long opContext) {
         return invoke("rpma_conn_req_recv", c -> {
             FakeRequest request = (FakeRequest) use(c, req, Kind.CONN_REQ, "req").state;
-            use(c, dst, Kind.MR_LOCAL, "dst");
+            Mr mr = receiveRegion(c, dst, offset, len);
             Failure failure = injected(c);
             if (failure != null) {
                 return c.fail(failure);
             }
+            if (request.dataReceives.size() >= request.config.rq) {
+                return c.fail(RPMA_E_PROVIDER, Errno.ENOMEM);
+            }
+            request.dataReceives.add(new FakeConnection.PostedReceive(mr.ptr + offset, len, opContext));
             request.receives.add(new PostedOperation("rpma_conn_req_recv", dst, offset, len, 0, 0, 0, 0, opContext,
                     c.thread.getName()));
             return c.ok();
@@ -1722,17 +1750,82 @@ public final class FakeLibRpma implements LibRpma, AutoCloseable {
 
     @Override
     public int rpma_send(long conn, long src, long offset, long len, int flags, long opContext) {
-        return post("rpma_send", conn, src, offset, 0, 0, len, flags, 0, opContext);
+        return send("rpma_send", conn, src, offset, len, flags, 0, opContext);
     }
 
     @Override
     public int rpma_send_with_imm(long conn, long src, long offset, long len, int flags, int imm, long opContext) {
-        return post("rpma_send_with_imm", conn, src, offset, 0, 0, len, flags, imm, opContext);
+        return send("rpma_send_with_imm", conn, src, offset, len, flags, imm, opContext);
+    }
+
+    /**
+     * A send: the bytes are read from the registered memory now and reach the other side's
+     * {@link FakeConnection#sent()}. Checks what the device would fault on (a region without SEND usage,
+     * a range outside it) as violations, and a full send queue as librpma reports it.
+     */
+    private int send(String function, long conn, long src, long offset, long len, int flags, int imm, long opContext) {
+        return invoke(function, c -> {
+            FakeConnection connection = connection(c, conn);
+            Mr mr = (Mr) use(c, src, Kind.MR_LOCAL, "src").state;
+            if ((mr.usage & USAGE_SEND) == 0) {
+                throw violation(c, "the source region was not registered with RPMA_MR_USAGE_SEND");
+            }
+            checkRange(c, mr, offset, len);
+            Failure failure = injected(c);
+            if (failure != null) {
+                return c.fail(failure);
+            }
+            if (connection.sendSlotsInUse >= connection.config.sq) {
+                return c.fail(RPMA_E_PROVIDER, Errno.ENOMEM);
+            }
+            connection.posted.add(new PostedOperation(function, src, offset, len, 0, 0, flags, Integer.toUnsignedLong(imm),
+                    opContext, c.thread.getName()));
+            byte[] bytes = new Pointer(mr.ptr).getByteArray(offset, (int) len);
+            connection.sendPosted(bytes, opContext, (flags & COMPLETION_ALWAYS) == COMPLETION_ALWAYS);
+            return c.ok();
+        }, conn, src, offset, len, flags, imm, opContext);
     }
 
     @Override
     public int rpma_recv(long conn, long dst, long offset, long len, long opContext) {
-        return post("rpma_recv", conn, dst, offset, 0, 0, len, 0, 0, opContext);
+        return invoke("rpma_recv", c -> {
+            FakeConnection connection = connection(c, conn);
+            Mr mr = receiveRegion(c, dst, offset, len);
+            Failure failure = injected(c);
+            if (failure != null) {
+                return c.fail(failure);
+            }
+            if (connection.receives.size() >= connection.config.rq) {
+                return c.fail(RPMA_E_PROVIDER, Errno.ENOMEM);
+            }
+            connection.posted.add(new PostedOperation("rpma_recv", dst, offset, len, 0, 0, 0, 0, opContext,
+                    c.thread.getName()));
+            connection.receivePosted(new FakeConnection.PostedReceive(mr.ptr + offset, len, opContext));
+            return c.ok();
+        }, conn, dst, offset, len, opContext);
+    }
+
+    /** The region a receive writes into: registered with RECV usage, the range inside it. */
+    private Mr receiveRegion(Call call, long dst, long offset, long len) {
+        Mr mr = (Mr) use(call, dst, Kind.MR_LOCAL, "dst").state;
+        if ((mr.usage & USAGE_RECV) == 0) {
+            throw violation(call, "the destination region was not registered with RPMA_MR_USAGE_RECV");
+        }
+        checkRange(call, mr, offset, len);
+        return mr;
+    }
+
+    private void checkRange(Call call, Mr mr, long offset, long len) {
+        if (offset < 0 || len < 0 || offset + len > mr.size) {
+            throw violation(call, "offset " + offset + " + length " + len + " is outside the region of " + mr.size
+                    + " bytes (a local protection error on a device)");
+        }
+    }
+
+    /** Under the lock: more completions than the queue holds; the device would overrun it. */
+    void recordOverrun(FakeCompletionQueue queue) {
+        this.violations.add(new AssertionError("completion queue overrun: " + queue + " holds at most "
+                + queue.capacity + "; size the queues for every operation that completes on them"));
     }
 
     @Override
@@ -1744,7 +1837,8 @@ public final class FakeLibRpma implements LibRpma, AutoCloseable {
             if (failure != null) {
                 return c.fail(failure);
             }
-            putInt(fd, queue.fd.fd());
+            // a queue on a shared channel has that channel's fd, as in librpma
+            putInt(fd, (queue.sharedChannelOf != null) ? queue.sharedChannelOf.completionFd.fd() : queue.fd.fd());
             return c.ok();
         }, cq, fd);
     }
@@ -1757,7 +1851,18 @@ public final class FakeLibRpma implements LibRpma, AutoCloseable {
             if (failure != null) {
                 return c.fail(failure);
             }
-            return queue.completions.isEmpty() ? c.fail(RpmaError.NO_COMPLETION.code(), 0) : c.ok();
+            if (queue.sharedChannelOf != null) {
+                return c.fail(RpmaError.SHARED_CHANNEL.code(), 0);
+            }
+            if (queue.events == 0) {
+                if (FileDescriptors.isBlocking(queue.fd.fd())) {
+                    throw violation(c, "no completion event on a blocking completion channel: librpma would block"
+                            + " until the next completion");
+                }
+                return c.fail(RpmaError.NO_COMPLETION.code(), 0);
+            }
+            queue.takeEventAndRearm();
+            return c.ok();
         }, cq);
     }
 
@@ -1791,9 +1896,9 @@ public final class FakeLibRpma implements LibRpma, AutoCloseable {
                 out.setInt(base + 28, completion.qpNumber());
                 out.setInt(base + 32, completion.sourceQp());
                 out.setInt(base + 36, completion.flags());
+                queue.taken(completion);
                 got++;
             }
-            queue.signal();
             if (numEntriesGot != 0) {
                 putInt(numEntriesGot, got);
             }

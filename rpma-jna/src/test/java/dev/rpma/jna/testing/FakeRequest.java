@@ -41,6 +41,9 @@ public final class FakeRequest {
 
     final List<PostedOperation> receives = new ArrayList<>();
 
+    /** Where the receives posted before connect write: they move to the connection's receive queue. */
+    final List<FakeConnection.PostedReceive> dataReceives = new ArrayList<>();
+
     final List<Integer> eventsAfterConnect = new ArrayList<>();
 
     State state = State.QUEUED;
