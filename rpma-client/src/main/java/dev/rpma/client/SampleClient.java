@@ -8,7 +8,7 @@ import java.util.function.BooleanSupplier;
 import java.util.function.Consumer;
 
 import dev.rpma.client.SampleClientException.Failure;
-import dev.rpma.client.protocol.CommonData;
+import dev.rpma.server.RpmaCommonData;
 import dev.rpma.client.protocol.ExampleProtocols;
 import dev.rpma.jna.CompletionMode;
 import dev.rpma.jna.MemoryUsage;
@@ -115,7 +115,7 @@ public final class SampleClient implements AutoCloseable {
         ByteBuffer destination = ByteBuffer.allocateDirect(READ_BUFFER_SIZE);
         try (RpmaMemoryRegion local = this.peer.register(destination, MemoryUsage.READ_DST);
                 Session session = connect(port, null)) {
-            CommonData data = decode(session.connection.privateData());
+            RpmaCommonData data = decode(session.connection.privateData());
             try (RpmaRemoteMemoryRegion remote = this.rpma.remoteMemoryRegion(data.memoryRegionDescriptor())) {
                 long length = remote.size() - data.dataOffset();
                 if (length <= 0 || length > READ_BUFFER_SIZE) {
@@ -413,9 +413,9 @@ public final class SampleClient implements AutoCloseable {
         }
     }
 
-    private static CommonData decode(byte[] privateData) {
+    private static RpmaCommonData decode(byte[] privateData) {
         try {
-            return CommonData.decode(privateData);
+            return RpmaCommonData.decode(privateData);
         }
         catch (IllegalArgumentException ex) {
             throw new SampleClientException(Failure.PROTOCOL, ex.getMessage());

@@ -17,7 +17,7 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 import dev.rpma.client.SampleClientException.Failure;
-import dev.rpma.client.protocol.CommonData;
+import dev.rpma.server.RpmaCommonData;
 import dev.rpma.client.protocol.ExampleProtocols;
 import dev.rpma.jna.Rpma;
 import dev.rpma.jna.RpmaConnectionEvent;
@@ -97,7 +97,7 @@ class SampleClientTest {
     void readReadsTheRegionTheServerDescribesWithRpmaRead() throws Exception {
         Future<String> content = this.executor.submit(() -> this.client.read(ExampleProtocols.READ_PORT));
         FakeConnection connection = awaitConnection();
-        connection.privateData(CommonData.of(descriptor(0x7f00_1000L, 14, 0x1234, 1)).encode());
+        connection.privateData(RpmaCommonData.of(descriptor(0x7f00_1000L, 14, 0x1234, 1)).encode());
         connection.queueEvent(RpmaConnectionEvent.ESTABLISHED);
         assertThat(this.fake.await(WAIT, () -> !connection.posted().isEmpty())).isTrue();
         PostedOperation read = connection.posted().get(0);

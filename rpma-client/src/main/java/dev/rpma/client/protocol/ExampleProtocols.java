@@ -7,7 +7,7 @@ import java.util.Arrays;
  * The wire formats of librpma's examples, so that this project's server and client interoperate
  * with the unmodified C programs: 01-connection (a greeting in the private data both ways),
  * 02-read-to-volatile (a memory region descriptor in the accept's private data, see
- * {@link CommonData}) and 08-messages-ping-pong (8-byte little-endian counters).
+ * {@link dev.rpma.server.RpmaCommonData}) and 08-messages-ping-pong (8-byte little-endian counters).
  */
 public final class ExampleProtocols {
 

@@ -1,4 +1,4 @@
-package dev.rpma.client.protocol;
+package dev.rpma.server;
 
 import java.util.Arrays;
 
@@ -13,7 +13,7 @@ class CommonDataTest {
 
     @Test
     void encodesTheExamplesLittleEndianLayout() {
-        byte[] bytes = new CommonData(0x0102, DESCRIPTOR, new byte[] { 7, 8 }).encode();
+        byte[] bytes = new RpmaCommonData(0x0102, DESCRIPTOR, new byte[] { 7, 8 }).encode();
         assertThat(bytes).hasSize(28);
         assertThat(bytes[0]).isEqualTo((byte) 0x02);
         assertThat(bytes[1]).isEqualTo((byte) 0x01);
@@ -25,9 +25,9 @@ class CommonDataTest {
 
     @Test
     void decodesWhatItEncodesEvenWhenTheTransportPadsIt() {
-        CommonData data = CommonData.of(DESCRIPTOR);
+        RpmaCommonData data = RpmaCommonData.of(DESCRIPTOR);
         byte[] padded = Arrays.copyOf(data.encode(), 196);
-        CommonData decoded = CommonData.decode(padded);
+        RpmaCommonData decoded = RpmaCommonData.decode(padded);
         assertThat(decoded).isEqualTo(data);
         assertThat(decoded.dataOffset()).isZero();
         assertThat(decoded.memoryRegionDescriptor()).isEqualTo(DESCRIPTOR);
@@ -36,27 +36,27 @@ class CommonDataTest {
 
     @Test
     void rejectsPrivateDataWithoutAMemoryRegion() {
-        assertThatIllegalArgumentException().isThrownBy(() -> CommonData.decode(new byte[14]))
+        assertThatIllegalArgumentException().isThrownBy(() -> RpmaCommonData.decode(new byte[14]))
             .withMessageContaining("28 bytes");
-        assertThatIllegalArgumentException().isThrownBy(() -> CommonData.decode(new byte[28]))
+        assertThatIllegalArgumentException().isThrownBy(() -> RpmaCommonData.decode(new byte[28]))
             .withMessageContaining("mr_desc_size 0");
         byte[] tooLarge = new byte[28];
         tooLarge[2] = 21;
         tooLarge[3] = 4;
-        assertThatIllegalArgumentException().isThrownBy(() -> CommonData.decode(tooLarge))
+        assertThatIllegalArgumentException().isThrownBy(() -> RpmaCommonData.decode(tooLarge))
             .withMessageContaining("fit in 24 bytes");
     }
 
     @Test
     void refusesDescriptorsLargerThanTheStructure() {
-        assertThatIllegalArgumentException().isThrownBy(() -> new CommonData(0, new byte[21], new byte[4]));
-        assertThatIllegalArgumentException().isThrownBy(() -> new CommonData(65536, DESCRIPTOR, new byte[0]));
+        assertThatIllegalArgumentException().isThrownBy(() -> new RpmaCommonData(0, new byte[21], new byte[4]));
+        assertThatIllegalArgumentException().isThrownBy(() -> new RpmaCommonData(65536, DESCRIPTOR, new byte[0]));
     }
 
     @Test
     void copiesItsArrays() {
         byte[] descriptor = DESCRIPTOR.clone();
-        CommonData data = CommonData.of(descriptor);
+        RpmaCommonData data = RpmaCommonData.of(descriptor);
         descriptor[0] = 99;
         data.memoryRegionDescriptor()[1] = 99;
         assertThat(data.memoryRegionDescriptor()).isEqualTo(DESCRIPTOR);

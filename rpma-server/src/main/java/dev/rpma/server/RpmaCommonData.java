@@ -1,4 +1,4 @@
-package dev.rpma.client.protocol;
+package dev.rpma.server;
 
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
@@ -21,7 +21,7 @@ import java.util.Arrays;
  * @param memoryRegionDescriptor the region's descriptor ({@code rpma_mr_get_descriptor})
  * @param peerConfigDescriptor the peer configuration's descriptor, empty when none is sent
  */
-public record CommonData(int dataOffset, byte[] memoryRegionDescriptor, byte[] peerConfigDescriptor) {
+public record RpmaCommonData(int dataOffset, byte[] memoryRegionDescriptor, byte[] peerConfigDescriptor) {
 
     /** {@code DESCRIPTORS_MAX_SIZE} of the examples. */
     public static final int DESCRIPTORS_MAX_SIZE = 24;
@@ -29,7 +29,7 @@ public record CommonData(int dataOffset, byte[] memoryRegionDescriptor, byte[] p
     /** {@code sizeof(struct common_data)}. */
     public static final int SIZE = 4 + DESCRIPTORS_MAX_SIZE;
 
-    public CommonData {
+    public RpmaCommonData {
         if (dataOffset < 0 || dataOffset > 0xFFFF) {
             throw new IllegalArgumentException("data_offset is a uint16_t, got " + dataOffset);
         }
@@ -42,8 +42,8 @@ public record CommonData(int dataOffset, byte[] memoryRegionDescriptor, byte[] p
     }
 
     /** Only a memory region, its data at offset 0, as 02-read-to-volatile sends. */
-    public static CommonData of(byte[] memoryRegionDescriptor) {
-        return new CommonData(0, memoryRegionDescriptor, new byte[0]);
+    public static RpmaCommonData of(byte[] memoryRegionDescriptor) {
+        return new RpmaCommonData(0, memoryRegionDescriptor, new byte[0]);
     }
 
     @Override
@@ -73,7 +73,7 @@ public record CommonData(int dataOffset, byte[] memoryRegionDescriptor, byte[] p
      *
      * @throws IllegalArgumentException when the data is too short or its sizes do not fit
      */
-    public static CommonData decode(byte[] privateData) {
+    public static RpmaCommonData decode(byte[] privateData) {
         if (privateData.length < SIZE) {
             throw new IllegalArgumentException("struct common_data is " + SIZE + " bytes, the private data only "
                     + privateData.length + ": the server sent no memory region");
@@ -88,12 +88,12 @@ public record CommonData(int dataOffset, byte[] memoryRegionDescriptor, byte[] p
         }
         byte[] mr = Arrays.copyOfRange(privateData, 4, 4 + mrSize);
         byte[] pcfg = Arrays.copyOfRange(privateData, 4 + mrSize, 4 + mrSize + pcfgSize);
-        return new CommonData(dataOffset, mr, pcfg);
+        return new RpmaCommonData(dataOffset, mr, pcfg);
     }
 
     @Override
     public boolean equals(Object other) {
-        return other instanceof CommonData that && this.dataOffset == that.dataOffset
+        return other instanceof RpmaCommonData that && this.dataOffset == that.dataOffset
                 && Arrays.equals(this.memoryRegionDescriptor, that.memoryRegionDescriptor)
                 && Arrays.equals(this.peerConfigDescriptor, that.peerConfigDescriptor);
     }
@@ -106,7 +106,7 @@ public record CommonData(int dataOffset, byte[] memoryRegionDescriptor, byte[] p
 
     @Override
     public String toString() {
-        return "CommonData[dataOffset=" + this.dataOffset + ", mrDescriptor=" + this.memoryRegionDescriptor.length
+        return "RpmaCommonData[dataOffset=" + this.dataOffset + ", mrDescriptor=" + this.memoryRegionDescriptor.length
                 + " bytes, pcfgDescriptor=" + this.peerConfigDescriptor.length + " bytes]";
     }
 }

@@ -1,0 +1,520 @@
+package dev.rpma.server;
+
+import java.time.Duration;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.Supplier;
+
+import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import dev.rpma.jna.Errno;
+import dev.rpma.jna.RpmaCompletions;
+import dev.rpma.jna.RpmaConnection;
+import dev.rpma.jna.RpmaConnectionConfig;
+import dev.rpma.jna.RpmaConnectionRequest;
+import dev.rpma.jna.RpmaEndpoint;
+import dev.rpma.jna.RpmaError;
+import dev.rpma.jna.RpmaException;
+import dev.rpma.server.loop.RpmaEventLoop;
+
+/**
+ * The acceptor of one endpoint, on an event loop of its own: the endpoint's owner, so every librpma
+ * call that is not thread-safe on it ({@code rpma_ep_next_conn_req}, {@code rpma_conn_req_delete},
+ * {@code rpma_ep_shutdown}) runs on this one thread, and so does every call on a request
+ * ({@code rpma_conn_req_recv}, {@code rpma_conn_req_connect}), which also keeps a connect from
+ * overlapping a {@code rpma_ep_next_conn_req} on the same endpoint (librpma's accept-to-migrate window,
+ * in which the endpoint's channel can swallow the new connection's ESTABLISHED).
+ *
+ * <p>It takes one request per readiness of the endpoint's fd (level-triggered: a burst keeps it
+ * readable) and once per poll interval without one, since librdmacm may swallow a readiness; reserves
+ * the request a place under the endpoint's connection limit; and hands it to the connection handler,
+ * on a handler thread through the bounded queue or on this thread for an inline handler. Decisions
+ * come back here: a connect gets the session's slots, its receives posted, the accept, and an event
+ * loop; a reject is carried out; a request undecided at its deadline is rejected.
+ *
+ * <p>Outcomes of {@code rpma_ep_next_conn_req}: a request; nothing ({@code null}); {@code RPMA_E_INVAL}
+ * (an event that was not a request) is counted and the acceptor goes on; {@code RPMA_E_PROVIDER} and
+ * {@code RPMA_E_NOMEM} are counted and retried after a growing back-off ({@code EINTR} at once);
+ * {@code RPMA_E_PROVIDER} with {@code EBADF} or {@code ENODEV}, any other code, or more than
+ * max-consecutive-errors failures in a row stop accepting, and the endpoint is FAILED.
+ */
+final class Acceptor implements RpmaEventLoop.IoHandler {
+
+    private static final Logger logger = LoggerFactory.getLogger(Acceptor.class);
+
+    private static final long BACKOFF_MIN_NANOS = TimeUnit.MILLISECONDS.toNanos(10);
+
+    private static final long BACKOFF_MAX_NANOS = TimeUnit.SECONDS.toNanos(1);
+
+    private final EndpointContext context;
+
+    private final RpmaEndpoint endpoint;
+
+    private final @Nullable RpmaConnectionConfig requestConfig;
+
+    private final RpmaRequestHandler handler;
+
+    private final RpmaEventLoop loop;
+
+    /** {@code null} for an inline handler. */
+    private final @Nullable HandlerPool pool;
+
+    private final RpmaRegions regions;
+
+    /** The completion batch of each data-path loop, by index. */
+    private final RpmaCompletions[] batches;
+
+    private final RpmaEndpointSettings.Acceptor settings;
+
+    private final long deadlineNanos;
+
+    private final PendingRequests pending = new PendingRequests();
+
+    private final ConcurrentLinkedQueue<RpmaIncomingRequest> decisions = new ConcurrentLinkedQueue<>();
+
+    /** A task to carry out {@link #decisions} is on its way: later decisions need no task of their own. */
+    private final AtomicBoolean decisionsScheduled = new AtomicBoolean();
+
+    private final Runnable carryOutDecisions = this::carryOutDecisions;
+
+    private volatile boolean paused;
+
+    private volatile @Nullable Throwable failure;
+
+    // owned by the loop
+    private int endpointFd = -1;
+
+    private long registration;
+
+    private boolean watching;
+
+    private boolean stopped;
+
+    private int consecutiveErrors;
+
+    private RpmaEventLoop.@Nullable Timer deadlineTimer;
+
+    private long deadlineTimerAt;
+
+    Acceptor(EndpointContext context, RpmaEndpoint endpoint, @Nullable RpmaConnectionConfig requestConfig,
+            RpmaRequestHandler handler, RpmaEventLoop loop, @Nullable HandlerPool pool, RpmaRegions regions,
+            RpmaCompletions[] batches) {
+        this.context = context;
+        this.endpoint = endpoint;
+        this.requestConfig = requestConfig;
+        this.handler = handler;
+        this.loop = loop;
+        this.pool = pool;
+        this.regions = regions;
+        this.batches = batches;
+        this.settings = context.settings.acceptor();
+        this.deadlineNanos = this.settings.requestDeadline().toNanos();
+    }
+
+    String endpointName() {
+        return this.context.name();
+    }
+
+    boolean isPaused() {
+        return this.paused;
+    }
+
+    void setPaused(boolean paused) {
+        this.paused = paused;
+    }
+
+    @Nullable Throwable failure() {
+        return this.failure;
+    }
+
+    byte[] regionDescriptor(String name) {
+        return this.regions.descriptor(name, endpointName(), this.context.settings.address());
+    }
+
+    // ---------------------------------------------------------------- start and stop, on the loop
+
+    /** Starts watching the endpoint; the loop thread owns it from now on. */
+    void start() {
+        this.endpoint.configureBlocking(false);
+        this.endpointFd = this.endpoint.fd();
+        watch();
+        scheduleUnpromptedLook();
+    }
+
+    private void watch() {
+        this.registration = this.loop.register(this.endpointFd, this, 0);
+        this.watching = true;
+    }
+
+    private void unwatch() {
+        if (this.watching) {
+            this.watching = false;
+            this.loop.unregister(this.endpointFd, this.registration);
+        }
+    }
+
+    /**
+     * Stops accepting: the decisions already taken are carried out, every request not yet decided
+     * is rejected as {@link RejectReason#SHUTDOWN} (those in the handlers' queue too), the handler
+     * threads are told to stop, and the endpoint is shut down. The sessions go on.
+     */
+    void stop() {
+        if (this.stopped) {
+            return;
+        }
+        this.stopped = true;
+        unwatch();
+        carryOutDecisions();
+        if (this.pool != null) {
+            for (Runnable queued : this.pool.drain()) {
+                ((HandlerInvocation) queued).request.rejectIfPending(RejectReason.SHUTDOWN);
+            }
+            this.pool.shutdown();
+        }
+        this.pending.drain((request) -> request.rejectIfPending(RejectReason.SHUTDOWN));
+        carryOutDecisions();
+        try {
+            this.endpoint.close();
+        }
+        catch (RuntimeException ex) {
+            logger.warn("Shutting down RDMA endpoint '{}' failed: {}", endpointName(), ex.getMessage());
+        }
+    }
+
+    // ---------------------------------------------------------------- taking requests
+
+    @Override
+    public void onReadable(int kind) {
+        takeRequest();
+    }
+
+    /**
+     * Looks at the endpoint once per poll interval whether or not its fd said so, since librdmacm may
+     * swallow an event's readiness; no more often, as an empty look costs a failed read that librpma
+     * logs.
+     */
+    private void scheduleUnpromptedLook() {
+        this.loop.schedule(() -> {
+            if (!this.stopped) {
+                if (this.watching) {
+                    takeRequest();
+                }
+                scheduleUnpromptedLook();
+            }
+        }, this.settings.pollInterval());
+    }
+
+    private void takeRequest() {
+        if (this.stopped) {
+            return;
+        }
+        RpmaConnectionRequest request;
+        try {
+            request = this.endpoint.nextConnectionRequest(this.requestConfig);
+        }
+        catch (RpmaException ex) {
+            onAcceptError(ex);
+            return;
+        }
+        this.consecutiveErrors = 0;
+        if (request != null) {
+            this.context.statistics.recordObtained();
+            dispatch(request);
+        }
+    }
+
+    private void onAcceptError(RpmaException ex) {
+        this.context.statistics.recordError(ex);
+        if (ex.error() == RpmaError.INVAL) {
+            logger.warn("RDMA endpoint '{}' dropped an event that was not a connection request: {}", endpointName(),
+                    ex.getMessage());
+            return;
+        }
+        if (ex.error() == RpmaError.PROVIDER && ex.errno() == Errno.EINTR) {
+            return;
+        }
+        boolean transientError = ex.error() == RpmaError.NOMEM
+                || (ex.error() == RpmaError.PROVIDER && ex.errno() != Errno.EBADF && ex.errno() != Errno.ENODEV);
+        if (!transientError) {
+            fail(new RpmaAcceptorException("the endpoint is unusable", ex));
+            return;
+        }
+        this.consecutiveErrors++;
+        if (this.consecutiveErrors > this.settings.maxConsecutiveErrors()) {
+            fail(new RpmaAcceptorException(this.consecutiveErrors + " errors in a row", ex));
+            return;
+        }
+        long backoff = Math.min(BACKOFF_MAX_NANOS, BACKOFF_MIN_NANOS << Math.min(20, this.consecutiveErrors - 1));
+        logger.warn("RDMA endpoint '{}': {}; retrying in {} ms", endpointName(), ex.getMessage(),
+                TimeUnit.NANOSECONDS.toMillis(backoff));
+        // level-triggered: a readable fd would be reported again at once, so it is not watched meanwhile
+        unwatch();
+        this.loop.schedule(() -> {
+            if (!this.stopped) {
+                watch();
+            }
+        }, Duration.ofNanos(backoff));
+    }
+
+    private void fail(RpmaAcceptorException ex) {
+        this.failure = ex;
+        logger.error("RDMA endpoint '{}' ({}:{}) failed and stops accepting: {}", endpointName(), this.endpoint.address(),
+                this.endpoint.port(), ex.getMessage(), ex);
+        stop();
+    }
+
+    private void dispatch(RpmaConnectionRequest request) {
+        long now = System.nanoTime();
+        RpmaIncomingRequest incoming = new RpmaIncomingRequest(this, request, now, now + this.deadlineNanos);
+        if (this.paused) {
+            incoming.rejectIfPending(RejectReason.PAUSED);
+            return;
+        }
+        if (!this.context.registry.reserve()) {
+            incoming.rejectIfPending(RejectReason.CAPACITY);
+            return;
+        }
+        incoming.reserved = true;
+        if (this.pool == null) {
+            invoke(incoming);
+            return;
+        }
+        this.pending.add(incoming);
+        if (!this.pool.offer(new HandlerInvocation(incoming))) {
+            this.pending.removeLast(incoming);
+            incoming.rejectIfPending(RejectReason.QUEUE_FULL);
+            return;
+        }
+        scheduleDeadline(incoming.deadlineNanos);
+    }
+
+    // ---------------------------------------------------------------- decisions
+
+    /**
+     * A decision was taken; the acceptor carries it out on its own thread: at once when it was taken
+     * there (an inline handler, a deadline, a stop), else in its next round.
+     */
+    void decided(RpmaIncomingRequest request) {
+        if (this.loop.inLoop()) {
+            carryOut(request);
+            return;
+        }
+        this.decisions.add(request);
+        if (!this.decisionsScheduled.get() && !this.decisionsScheduled.getAndSet(true)
+                && !this.loop.tryExecute(this.carryOutDecisions)) {
+            // cannot happen while a handler thread runs: the acceptor's loop outlives the handler pool
+            logger.error("A decision on endpoint '{}' came after its acceptor stopped", endpointName());
+        }
+    }
+
+    private void carryOutDecisions() {
+        this.decisionsScheduled.set(false);
+        RpmaIncomingRequest request;
+        while ((request = this.decisions.poll()) != null) {
+            carryOut(request);
+        }
+    }
+
+    private void carryOut(RpmaIncomingRequest request) {
+        if (!request.request.isPending()) {
+            return;
+        }
+        int state = request.state();
+        if (state == RpmaIncomingRequest.CONNECTING) {
+            connect(request);
+        }
+        else if (state == RpmaIncomingRequest.REJECTED) {
+            reject(request);
+        }
+    }
+
+    private void reject(RpmaIncomingRequest request) {
+        RejectReason reason = request.rejectReason();
+        this.context.statistics.recordRejected((reason != null) ? reason : RejectReason.HANDLER_FAILED);
+        release(request);
+        try {
+            request.request.reject();
+        }
+        catch (RpmaException ex) {
+            this.context.statistics.recordError(ex);
+            logger.warn("Rejecting a connection request on endpoint '{}' failed: {}", endpointName(), ex.getMessage());
+        }
+    }
+
+    /**
+     * Gives the request its session's slots and posts its receives (so the client's first message has
+     * a buffer), accepts it, and hands the session to the event loop with the fewest sessions.
+     */
+    private void connect(RpmaIncomingRequest request) {
+        RpmaConnectionRequest native_ = request.request;
+        BufferPool buffers = this.context.buffers;
+        BufferPool.Block block = null;
+        if (buffers != null) {
+            try {
+                block = buffers.take();
+            }
+            catch (RuntimeException ex) {
+                if (ex instanceof RpmaException rpma) {
+                    this.context.statistics.recordError(rpma);
+                }
+                this.context.warnings.warn("Endpoint '" + endpointName() + "' has no memory for another session's slots"
+                        + " (rpma_mr_reg: raise the memlock limit, or lower receive-slots, send-slots or"
+                        + " max-message-size); a request was rejected", ex);
+                this.context.statistics.recordRejected(RejectReason.CAPACITY);
+                release(request);
+                native_.reject();
+                return;
+            }
+        }
+        RpmaConnection connection;
+        try {
+            if (block != null) {
+                int slots = this.context.settings.messages().receiveSlots();
+                for (int i = 0; i < slots; i++) {
+                    native_.receive(block.region, block.receiveOffset(i), block.slotSize(), i);
+                }
+            }
+            connection = native_.connect(request.acceptPrivateData());
+        }
+        catch (RuntimeException ex) {
+            if (block != null) {
+                buffers.give(block);
+            }
+            if (native_.isPending()) {
+                native_.reject();
+            }
+            release(request);
+            this.context.statistics.recordFailedToConnect();
+            if (ex instanceof RpmaException rpma) {
+                this.context.statistics.recordError(rpma);
+            }
+            this.context.warnings.warn("Accepting a connection request on endpoint '" + endpointName() + "' failed;"
+                    + " the client sees the connection rejected or lost", ex);
+            return;
+        }
+        this.context.statistics.recordAccepted();
+        this.context.statistics.recordConnectionOpened();
+        int loopIndex = this.context.loops.next();
+        ServerSession session = new ServerSession(this.context, connection, loopIndex, request.privateData(),
+                request.attributesSet(), block, this.batches[loopIndex]);
+        this.context.registry.added(session);
+        if (!this.context.loops.loop(loopIndex).tryExecute(session::attach)) {
+            // the data path stopped under a stop that raced with this accept: the session ends here
+            session.end(RpmaSessionEnd.of(RpmaSessionEnd.Reason.SHUTDOWN, "the server stopped"));
+        }
+    }
+
+    /** A request that will not become a session gives its place under the limit back. */
+    private void release(RpmaIncomingRequest request) {
+        if (request.reserved) {
+            request.reserved = false;
+            this.context.registry.unreserve();
+        }
+    }
+
+    // ---------------------------------------------------------------- deadlines
+
+    private void scheduleDeadline(long deadline) {
+        if (this.deadlineTimer != null && this.deadlineTimerAt - deadline <= 0) {
+            return;
+        }
+        if (this.deadlineTimer != null) {
+            this.deadlineTimer.cancel();
+        }
+        this.deadlineTimerAt = deadline;
+        this.deadlineTimer = this.loop.schedule(this::expireDeadlines,
+                Duration.ofNanos(Math.max(0, deadline - System.nanoTime())));
+    }
+
+    private void expireDeadlines() {
+        this.deadlineTimer = null;
+        Long next = this.pending.settle(System.nanoTime(), (request) -> {
+            if (request.rejectIfPending(RejectReason.DEADLINE)) {
+                logger.warn("Connection handler {} did not connect or reject a request on endpoint '{}' within {};"
+                        + " the request was rejected", this.handler.name(), endpointName(), this.settings.requestDeadline());
+            }
+        });
+        if (next != null) {
+            scheduleDeadline(next);
+        }
+    }
+
+    // ---------------------------------------------------------------- the handler
+
+    private void invoke(RpmaIncomingRequest request) {
+        try {
+            this.context.observer.handle(request, this.handler.name(), new Invocation(request));
+            if (request.rejectIfPending(RejectReason.HANDLER_FAILED)) {
+                logger.warn("Connection handler {} returned without connecting or rejecting a request on endpoint"
+                        + " '{}'; the request was rejected", this.handler.name(), endpointName());
+            }
+        }
+        catch (Throwable ex) {
+            Throwable cause = (ex instanceof HandlerException) ? ex.getCause() : ex;
+            boolean rejected = request.rejectIfPending(RejectReason.HANDLER_FAILED);
+            logger.error("Connection handler {} failed on endpoint '{}'{}", this.handler.name(), endpointName(),
+                    rejected ? "; the request was rejected" : "", cause);
+        }
+    }
+
+    /** The handler call the observer wraps. */
+    private final class Invocation implements Supplier<Void> {
+
+        private final RpmaIncomingRequest request;
+
+        Invocation(RpmaIncomingRequest request) {
+            this.request = request;
+        }
+
+        @Override
+        public Void get() {
+            try {
+                Acceptor.this.handler.handle(this.request);
+            }
+            catch (RuntimeException ex) {
+                throw ex;
+            }
+            catch (Exception ex) {
+                throw new HandlerException(ex);
+            }
+            return null;
+        }
+    }
+
+    /** A request on its way to a handler thread. */
+    private final class HandlerInvocation implements Runnable {
+
+        final RpmaIncomingRequest request;
+
+        HandlerInvocation(RpmaIncomingRequest request) {
+            this.request = request;
+        }
+
+        @Override
+        public void run() {
+            Acceptor.this.context.observer.queueWait(endpointName(),
+                    Duration.ofNanos(System.nanoTime() - this.request.obtainedNanos));
+            if (!this.request.isDecided()) {
+                invoke(this.request);
+            }
+        }
+    }
+
+    /** Carries a checked exception of a handler through the observer's supplier. */
+    static final class HandlerException extends RuntimeException {
+
+        private static final long serialVersionUID = 1L;
+
+        HandlerException(Throwable cause) {
+            super(cause);
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "Acceptor[" + endpointName() + "]";
+    }
+}

@@ -1,0 +1,98 @@
+package dev.rpma.server;
+
+import java.util.List;
+
+import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import dev.rpma.server.loop.RpmaEventLoopGroup;
+
+/**
+ * What every session of one endpoint shares: its settings, counters, handlers, listeners, registry,
+ * buffers and message pool. Built by {@link RpmaServedEndpoint}; read by its sessions on their loops.
+ */
+final class EndpointContext {
+
+    private static final Logger logger = LoggerFactory.getLogger(ServerSession.class);
+
+    final RpmaEndpointSettings settings;
+
+    final RpmaEndpointStatistics statistics;
+
+    final RpmaServerObserver observer;
+
+    final List<RpmaSessionListener> listeners;
+
+    final ConnectionRegistry registry;
+
+    final RpmaEventLoopGroup loops;
+
+    /** Handlers by route index (raw mode: one, index 0); {@code null} when the endpoint has no data path. */
+    final RpmaMessageHandler @Nullable [] handlers;
+
+    /** The routes of {@link #handlers}, same order. */
+    final List<String> routes;
+
+    final @Nullable BufferPool buffers;
+
+    /** Where handlers run in {@link RpmaMessageDispatch#POOL} mode, else {@code null}. */
+    final @Nullable HandlerPool messagePool;
+
+    final RateLimitedLog warnings = new RateLimitedLog(logger);
+
+    EndpointContext(RpmaEndpointSettings settings, RpmaEndpointStatistics statistics, RpmaServerObserver observer,
+            List<RpmaSessionListener> listeners, ConnectionRegistry registry, RpmaEventLoopGroup loops,
+            RpmaMessageHandler @Nullable [] handlers, List<String> routes, @Nullable BufferPool buffers,
+            @Nullable HandlerPool messagePool) {
+        this.settings = settings;
+        this.statistics = statistics;
+        this.observer = observer;
+        this.listeners = listeners;
+        this.registry = registry;
+        this.loops = loops;
+        this.handlers = handlers;
+        this.routes = routes;
+        this.buffers = buffers;
+        this.messagePool = messagePool;
+    }
+
+    String name() {
+        return this.settings.name();
+    }
+
+    boolean hasDataPath() {
+        return this.handlers != null;
+    }
+
+    /** A new wire format for one session. */
+    WireFormat newWire() {
+        RpmaEndpointSettings.Messages messages = this.settings.messages();
+        return (messages.mode() == RpmaWireMode.RAW) ? new RawWire(messages.maxMessageSize())
+                : new FramedWire(messages.maxMessageSize(), messages.receiveSlots(), this.routes);
+    }
+
+    void notifyEstablished(RpmaSession session) {
+        for (RpmaSessionListener listener : this.listeners) {
+            try {
+                listener.sessionEstablished(session);
+            }
+            catch (RuntimeException ex) {
+                this.warnings.warn("Session listener " + listener + " failed on an established session of endpoint '"
+                        + name() + "'", ex);
+            }
+        }
+    }
+
+    void notifyEnded(RpmaSession session, RpmaSessionEnd end) {
+        for (RpmaSessionListener listener : this.listeners) {
+            try {
+                listener.sessionEnded(session, end);
+            }
+            catch (RuntimeException ex) {
+                this.warnings.warn("Session listener " + listener + " failed on an ended session of endpoint '" + name()
+                        + "'", ex);
+            }
+        }
+    }
+}

@@ -1,0 +1,206 @@
+package dev.rpma.server;
+
+import java.time.Duration;
+import java.util.Objects;
+
+/**
+ * Everything one listening endpoint needs, independent of how it was configured.
+ *
+ * @param name the endpoint's name; handlers bind to it
+ * @param address IP address of an RDMA-capable interface
+ * @param port TCP port of the RDMA CM service
+ * @param acceptor how connection requests reach the connection handler
+ * @param messages the data path of its sessions, for an endpoint that has message handlers
+ * @param limits what one endpoint takes at most
+ */
+public record RpmaEndpointSettings(String name, String address, int port, Acceptor acceptor, Messages messages,
+        Limits limits) {
+
+    /** The name of the endpoint configured under {@code rpma.server} itself. */
+    public static final String DEFAULT_ENDPOINT = "default";
+
+    public RpmaEndpointSettings {
+        Objects.requireNonNull(name, "name");
+        Objects.requireNonNull(address, "address");
+        Objects.requireNonNull(acceptor, "acceptor");
+        Objects.requireNonNull(messages, "messages");
+        Objects.requireNonNull(limits, "limits");
+        if (port < 1 || port > 65535) {
+            throw new IllegalArgumentException("port must be 1 to 65535, not " + port);
+        }
+    }
+
+    /** An endpoint with the default acceptor, messages and limits. */
+    public RpmaEndpointSettings(String name, String address, int port) {
+        this(name, address, port, Acceptor.DEFAULTS, Messages.DEFAULTS, Limits.DEFAULTS);
+    }
+
+    public RpmaEndpointSettings withAcceptor(Acceptor acceptor) {
+        return new RpmaEndpointSettings(this.name, this.address, this.port, acceptor, this.messages, this.limits);
+    }
+
+    public RpmaEndpointSettings withMessages(Messages messages) {
+        return new RpmaEndpointSettings(this.name, this.address, this.port, this.acceptor, messages, this.limits);
+    }
+
+    public RpmaEndpointSettings withLimits(Limits limits) {
+        return new RpmaEndpointSettings(this.name, this.address, this.port, this.acceptor, this.messages, limits);
+    }
+
+    /**
+     * How connection requests reach the connection handler.
+     *
+     * @param queueCapacity requests waiting for a handler thread; more are rejected at once as queue-full
+     * @param handlerThreads handler threads (how many requests are handled at once)
+     * @param requestDeadline how long a handler may take to connect or reject a request before it is rejected
+     * @param pollInterval longest wait between two looks at the endpoint, even without an event
+     * @param maxConsecutiveErrors transient acceptor errors in a row after which the endpoint is given up
+     * @param inlineHandler whether the handler runs on the acceptor thread instead of a handler thread
+     *     ({@code queueCapacity} and {@code handlerThreads} then do not apply): for handlers that decide at
+     *     once and never block, since a handler that blocks there stops the endpoint's acceptor
+     * @param batchScheduling whether the handler threads run under Linux's {@code SCHED_BATCH} policy, so
+     *     that waking one for a request never preempts the acceptor thread on its CPU
+     * @param spinLooks how many times an idle handler thread looks for the next request, yielding its
+     *     CPU in between, before it parks; 0 parks it at once
+     */
+    public record Acceptor(int queueCapacity, int handlerThreads, Duration requestDeadline, Duration pollInterval,
+            int maxConsecutiveErrors, boolean inlineHandler, boolean batchScheduling, int spinLooks) {
+
+        /** The largest queue capacity: the ring's slots are allocated up front. */
+        public static final int MAX_QUEUE_CAPACITY = 4096;
+
+        public static final int DEFAULT_QUEUE_CAPACITY = 64;
+
+        public static final int DEFAULT_HANDLER_THREADS = 4;
+
+        public static final Duration DEFAULT_REQUEST_DEADLINE = Duration.ofSeconds(5);
+
+        public static final Duration DEFAULT_POLL_INTERVAL = Duration.ofSeconds(1);
+
+        public static final int DEFAULT_MAX_CONSECUTIVE_ERRORS = 10;
+
+        public static final int DEFAULT_SPIN_LOOKS = 256;
+
+        public static final Acceptor DEFAULTS = new Acceptor(DEFAULT_QUEUE_CAPACITY, DEFAULT_HANDLER_THREADS,
+                DEFAULT_REQUEST_DEADLINE, DEFAULT_POLL_INTERVAL, DEFAULT_MAX_CONSECUTIVE_ERRORS, false, true,
+                DEFAULT_SPIN_LOOKS);
+
+        public Acceptor {
+            Objects.requireNonNull(requestDeadline, "requestDeadline");
+            Objects.requireNonNull(pollInterval, "pollInterval");
+            if (queueCapacity < 1 || queueCapacity > MAX_QUEUE_CAPACITY) {
+                throw new IllegalArgumentException("queueCapacity must be 1 to " + MAX_QUEUE_CAPACITY + ", not "
+                        + queueCapacity);
+            }
+            if (handlerThreads < 1) {
+                throw new IllegalArgumentException("handlerThreads must be at least 1, not " + handlerThreads);
+            }
+            if (spinLooks < 0) {
+                throw new IllegalArgumentException("spinLooks must be at least 0, not " + spinLooks);
+            }
+        }
+
+        public Acceptor withInlineHandler(boolean inline) {
+            return new Acceptor(this.queueCapacity, this.handlerThreads, this.requestDeadline, this.pollInterval,
+                    this.maxConsecutiveErrors, inline, this.batchScheduling, this.spinLooks);
+        }
+    }
+
+    /**
+     * The data path of the endpoint's sessions (used when it has message handlers).
+     *
+     * @param mode raw receives, or the starter's framing
+     * @param receiveSlots receives posted per session (before accept, and again after each message is
+     *     handled): the most messages a client may have in flight towards the server
+     * @param sendSlots messages a session has in flight towards the client; more wait in its send queue
+     * @param maxMessageSize bytes of one message (its payload, in framed mode); a larger one ends its session
+     * @param dispatch whether handlers run on the event loop or on a pool of message threads
+     * @param dispatchThreads threads of that pool
+     * @param sendQueueLimit sends that may wait for a slot or credits; one more ends the session
+     */
+    public record Messages(RpmaWireMode mode, int receiveSlots, int sendSlots, int maxMessageSize,
+            RpmaMessageDispatch dispatch, int dispatchThreads, int sendQueueLimit) {
+
+        public static final int DEFAULT_RECEIVE_SLOTS = 8;
+
+        public static final int DEFAULT_SEND_SLOTS = 8;
+
+        public static final int DEFAULT_MAX_MESSAGE_SIZE = 4096;
+
+        public static final int DEFAULT_DISPATCH_THREADS = 4;
+
+        public static final int DEFAULT_SEND_QUEUE_LIMIT = 1024;
+
+        /** Framing needs room for a credit frame besides the data: see docs/wire-protocol.md. */
+        public static final int MIN_FRAMED_RECEIVE_SLOTS = 3;
+
+        public static final Messages DEFAULTS = new Messages(RpmaWireMode.FRAMED, DEFAULT_RECEIVE_SLOTS,
+                DEFAULT_SEND_SLOTS, DEFAULT_MAX_MESSAGE_SIZE, RpmaMessageDispatch.LOOP, DEFAULT_DISPATCH_THREADS,
+                DEFAULT_SEND_QUEUE_LIMIT);
+
+        public Messages {
+            Objects.requireNonNull(mode, "mode");
+            Objects.requireNonNull(dispatch, "dispatch");
+            if (receiveSlots < 1 || sendSlots < 1 || maxMessageSize < 1 || dispatchThreads < 1 || sendQueueLimit < 0) {
+                throw new IllegalArgumentException("slots, message size and threads must be at least 1, the send queue"
+                        + " limit at least 0: " + this);
+            }
+            if (mode == RpmaWireMode.FRAMED && receiveSlots < MIN_FRAMED_RECEIVE_SLOTS) {
+                throw new IllegalArgumentException("framed mode needs at least " + MIN_FRAMED_RECEIVE_SLOTS
+                        + " receive slots, not " + receiveSlots);
+            }
+            if (sendSlots > 64 || receiveSlots > 4096) {
+                throw new IllegalArgumentException("at most 64 send slots and 4096 receive slots per session: " + this);
+            }
+        }
+
+        public Messages withMode(RpmaWireMode mode) {
+            return new Messages(mode, this.receiveSlots, this.sendSlots, this.maxMessageSize, this.dispatch,
+                    this.dispatchThreads, this.sendQueueLimit);
+        }
+
+        public Messages withSlots(int receiveSlots, int sendSlots) {
+            return new Messages(this.mode, receiveSlots, sendSlots, this.maxMessageSize, this.dispatch,
+                    this.dispatchThreads, this.sendQueueLimit);
+        }
+
+        public Messages withMaxMessageSize(int maxMessageSize) {
+            return new Messages(this.mode, this.receiveSlots, this.sendSlots, maxMessageSize, this.dispatch,
+                    this.dispatchThreads, this.sendQueueLimit);
+        }
+
+        public Messages withDispatch(RpmaMessageDispatch dispatch, int threads) {
+            return new Messages(this.mode, this.receiveSlots, this.sendSlots, this.maxMessageSize, dispatch, threads,
+                    this.sendQueueLimit);
+        }
+
+        public Messages withSendQueueLimit(int limit) {
+            return new Messages(this.mode, this.receiveSlots, this.sendSlots, this.maxMessageSize, this.dispatch,
+                    this.dispatchThreads, limit);
+        }
+    }
+
+    /**
+     * What one endpoint takes at most.
+     *
+     * @param maxConnections connections at once, counting requests being decided; past it requests are
+     *     rejected as {@link RejectReason#CAPACITY}
+     * @param idleTimeout a session that received no message for this long is disconnected; zero: never
+     */
+    public record Limits(int maxConnections, Duration idleTimeout) {
+
+        public static final int DEFAULT_MAX_CONNECTIONS = 1024;
+
+        public static final Limits DEFAULTS = new Limits(DEFAULT_MAX_CONNECTIONS, Duration.ZERO);
+
+        public Limits {
+            Objects.requireNonNull(idleTimeout, "idleTimeout");
+            if (maxConnections < 1) {
+                throw new IllegalArgumentException("maxConnections must be at least 1, not " + maxConnections);
+            }
+            if (idleTimeout.isNegative()) {
+                throw new IllegalArgumentException("idleTimeout must not be negative, not " + idleTimeout);
+            }
+        }
+    }
+}

@@ -1,0 +1,27 @@
+package dev.rpma.server;
+
+import java.nio.ByteBuffer;
+
+import org.jspecify.annotations.Nullable;
+
+/**
+ * Handles the messages of an endpoint's sessions (of one route, in framed mode).
+ *
+ * <p>{@code message} is a read-only view of the registered receive slot, from position 0 to the
+ * message's length, valid only during the call: copy what must outlive it. The return value is the
+ * reply, sent on the same session: {@code null} for none (in framed mode an empty reply answers a
+ * request), a {@link ByteBuffer} (its remaining bytes; see {@link RpmaSession#newMessage()}) or a
+ * {@code byte[]}. Throwing {@link RpmaProtocolException} ends the session as out of protocol; any
+ * other exception is logged and counted, and in framed mode answers a request with an error reply;
+ * either way the receive slot is posted again.
+ */
+@FunctionalInterface
+public interface RpmaMessageHandler {
+
+    @Nullable Object handle(ByteBuffer message, RpmaSession session) throws Exception;
+
+    /** A name for logs and metrics (the annotated method). */
+    default String name() {
+        return toString();
+    }
+}

@@ -1,0 +1,253 @@
+package dev.rpma.server;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+
+import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import dev.rpma.jna.RpmaConnectionConfig;
+import dev.rpma.jna.RpmaEndpoint;
+import dev.rpma.server.loop.RpmaEventLoop;
+
+/**
+ * One endpoint a server serves: its acceptor (on an event loop of its own, the owner of the librpma
+ * endpoint), its handler threads, its sessions (on the server's data-path loops), its buffers and its
+ * counters. Created listening but not accepting by {@link RpmaServer#listen}; started and stopped
+ * by its server.
+ */
+public final class RpmaServedEndpoint {
+
+    private static final Logger logger = LoggerFactory.getLogger(RpmaServedEndpoint.class);
+
+    private final EndpointContext context;
+
+    private final RpmaEndpoint endpoint;
+
+    private final @Nullable RpmaConnectionConfig requestConfig;
+
+    private final RpmaEventLoop acceptorLoop;
+
+    private final @Nullable HandlerPool handlerPool;
+
+    private final Acceptor acceptor;
+
+    private final CountDownLatch acceptorStopped = new CountDownLatch(1);
+
+    private volatile RpmaEndpointState state = RpmaEndpointState.CREATED;
+
+    RpmaServedEndpoint(EndpointContext context, RpmaEndpoint endpoint, @Nullable RpmaConnectionConfig requestConfig,
+            RpmaRequestHandler handler, RpmaRegions regions, dev.rpma.jna.RpmaCompletions[] batches) {
+        this.context = context;
+        this.endpoint = endpoint;
+        this.requestConfig = requestConfig;
+        RpmaEndpointSettings.Acceptor settings = context.settings.acceptor();
+        this.acceptorLoop = new RpmaEventLoop("rpma-acceptor-" + context.name(), Duration.ZERO);
+        this.handlerPool = settings.inlineHandler() ? null
+                : new HandlerPool("rpma-" + context.name() + "-handler", settings.handlerThreads(),
+                        settings.queueCapacity(), settings.spinLooks(), settings.batchScheduling(),
+                        dev.rpma.jna.io.ThreadScheduling::batchCurrentThread);
+        this.acceptor = new Acceptor(context, endpoint, requestConfig, handler, this.acceptorLoop, this.handlerPool,
+                regions, batches);
+    }
+
+    public String name() {
+        return this.context.name();
+    }
+
+    public RpmaEndpointSettings settings() {
+        return this.context.settings;
+    }
+
+    public RpmaEndpointStatistics statistics() {
+        return this.context.statistics;
+    }
+
+    public RpmaEndpointState state() {
+        RpmaEndpointState current = this.state;
+        if (current == RpmaEndpointState.RUNNING && this.acceptor.failure() != null) {
+            return RpmaEndpointState.FAILED;
+        }
+        if (current == RpmaEndpointState.RUNNING && this.acceptor.isPaused()) {
+            return RpmaEndpointState.PAUSED;
+        }
+        return current;
+    }
+
+    /** What stopped the endpoint when it is {@link RpmaEndpointState#FAILED}, else {@code null}. */
+    public @Nullable Throwable failure() {
+        return this.acceptor.failure();
+    }
+
+    /** Requests waiting for a handler thread. */
+    public int queueSize() {
+        return (this.handlerPool != null) ? this.handlerPool.queued() : 0;
+    }
+
+    /** How many requests may wait for a handler thread; 0 for an inline handler. */
+    public int queueCapacity() {
+        return (this.handlerPool != null) ? this.context.settings.acceptor().queueCapacity() : 0;
+    }
+
+    /** Accepted connections not yet deleted: its sessions. */
+    public int activeConnections() {
+        return this.context.statistics.activeConnections();
+    }
+
+    /** The sessions now, in no order. */
+    public List<RpmaSession> sessions() {
+        return List.copyOf(this.context.registry.sessions());
+    }
+
+    /** Whether its sessions have a data path (it has message handlers). */
+    public boolean hasMessageHandlers() {
+        return this.context.hasDataPath();
+    }
+
+    /** Bytes of registered memory its sessions' slots take. */
+    public long registeredBufferBytes() {
+        return (this.context.buffers != null) ? this.context.buffers.registeredBytes() : 0;
+    }
+
+    /** Rejects (and counts) every request until {@link #resume()}; the sessions go on. */
+    public void pause() {
+        this.acceptor.setPaused(true);
+    }
+
+    public void resume() {
+        this.acceptor.setPaused(false);
+    }
+
+    // ---------------------------------------------------------------- the server's
+
+    /** Hands the endpoint to the acceptor's thread and starts accepting; by the creating thread. */
+    synchronized void start() {
+        if (this.state != RpmaEndpointState.CREATED) {
+            return;
+        }
+        this.endpoint.handOffTo(this.acceptorLoop.thread());
+        if (this.handlerPool != null) {
+            this.handlerPool.start();
+        }
+        if (this.context.messagePool != null) {
+            this.context.messagePool.start();
+        }
+        this.acceptorLoop.start();
+        this.acceptorLoop.execute(this.acceptor::start);
+        this.state = RpmaEndpointState.RUNNING;
+        logger.info("RDMA endpoint '{}' listening on {}:{} ({})", name(), this.endpoint.address(), this.endpoint.port(),
+                describe());
+    }
+
+    private String describe() {
+        RpmaEndpointSettings.Acceptor acceptor = this.context.settings.acceptor();
+        String handlers = acceptor.inlineHandler() ? "connection handler inline"
+                : acceptor.handlerThreads() + " handler threads, queue " + acceptor.queueCapacity();
+        String messages = "no message handlers";
+        if (this.context.hasDataPath()) {
+            RpmaEndpointSettings.Messages m = this.context.settings.messages();
+            messages = m.mode().name().toLowerCase(java.util.Locale.ROOT) + " messages of up to " + m.maxMessageSize()
+                    + " bytes, " + m.receiveSlots() + " receive and " + m.sendSlots() + " send slots per session, "
+                    + "handled on the " + ((m.dispatch() == RpmaMessageDispatch.LOOP) ? "event loop"
+                            : "message pool of " + m.dispatchThreads());
+        }
+        return handlers + ", " + messages + ", at most " + this.context.settings.limits().maxConnections()
+                + " connections";
+    }
+
+    /** Stops accepting (see {@link Acceptor#stop()}); the sessions go on. Any thread; does not wait. */
+    void stopAccepting() {
+        synchronized (this) {
+            if (this.state == RpmaEndpointState.RUNNING) {
+                this.state = RpmaEndpointState.STOPPING;
+            }
+        }
+        if (!this.acceptorLoop.tryExecute(() -> {
+            this.acceptor.stop();
+            this.acceptorStopped.countDown();
+        })) {
+            this.acceptorStopped.countDown();
+        }
+    }
+
+    /** Waits until accepting stopped and the handler threads returned; {@code false} on timeout. */
+    boolean awaitAcceptingStopped(Duration timeout) throws InterruptedException {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        if (!this.acceptorStopped.await(timeout.toNanos(), TimeUnit.NANOSECONDS)) {
+            return false;
+        }
+        return this.handlerPool == null
+                || this.handlerPool.awaitTermination(Duration.ofNanos(Math.max(0, deadline - System.nanoTime())));
+    }
+
+    /** Handler threads still running, for the log line of a stop that gives up on them. */
+    List<String> runningHandlerThreads() {
+        return (this.handlerPool != null) ? this.handlerPool.aliveThreads() : List.of();
+    }
+
+    ConnectionRegistry registry() {
+        return this.context.registry;
+    }
+
+    /**
+     * Releases what is left once the sessions are gone: the acceptor's loop, the message pool and
+     * the slots' registered memory. By the stopping thread.
+     */
+    void release(boolean sessionsGone) throws InterruptedException {
+        this.acceptorLoop.shutdown();
+        this.acceptorLoop.awaitTermination(Duration.ofSeconds(5));
+        if (this.context.messagePool != null) {
+            this.context.messagePool.shutdown();
+        }
+        if (sessionsGone && this.context.buffers != null) {
+            this.context.buffers.close();
+        }
+        if (this.requestConfig != null) {
+            this.requestConfig.close();
+        }
+        synchronized (this) {
+            this.state = (this.acceptor.failure() != null) ? RpmaEndpointState.FAILED : RpmaEndpointState.STOPPED;
+        }
+        logger.info("RDMA endpoint '{}' stopped", name());
+    }
+
+    /** Releases an endpoint that never started, on the thread that created it. */
+    synchronized void closeUnstarted() {
+        if (this.state != RpmaEndpointState.CREATED) {
+            return;
+        }
+        this.state = RpmaEndpointState.STOPPED;
+        try {
+            this.endpoint.close();
+        }
+        finally {
+            this.acceptorLoop.shutdown();
+            if (this.handlerPool != null) {
+                this.handlerPool.shutdown();
+            }
+            if (this.context.messagePool != null) {
+                this.context.messagePool.shutdown();
+            }
+            if (this.context.buffers != null) {
+                this.context.buffers.close();
+            }
+            if (this.requestConfig != null) {
+                this.requestConfig.close();
+            }
+        }
+    }
+
+    /** The acceptor's loop, for tests. */
+    RpmaEventLoop acceptorLoop() {
+        return this.acceptorLoop;
+    }
+
+    @Override
+    public String toString() {
+        return "RpmaServedEndpoint[" + name() + " " + this.context.settings.address() + ":" + this.context.settings.port()
+                + " " + state() + "]";
+    }
+}

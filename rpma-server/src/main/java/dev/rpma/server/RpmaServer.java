@@ -1,0 +1,465 @@
+package dev.rpma.server;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+
+import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import dev.rpma.jna.PeerRole;
+import dev.rpma.jna.Rpma;
+import dev.rpma.jna.RpmaCompletions;
+import dev.rpma.jna.RpmaConnectionConfig;
+import dev.rpma.jna.RpmaEndpoint;
+import dev.rpma.jna.RpmaException;
+import dev.rpma.jna.RpmaPeer;
+import dev.rpma.server.loop.RpmaEventLoop;
+import dev.rpma.server.loop.RpmaEventLoopGroup;
+
+/**
+ * An RDMA server: one peer per distinct address, one {@link RpmaServedEndpoint} per endpoint (each
+ * with its acceptor), the event loops of the data path that every endpoint's sessions share, and the
+ * exposed memory regions. Created fully listening but not accepting by {@link #listen}, or not at
+ * all: if anything fails, what was already created is released before the exception leaves.
+ *
+ * <p>Threads: an acceptor thread per endpoint, {@code rpma-acceptor-<endpoint>}, owns its librpma
+ * endpoint and carries out every decision on its requests; the data-path loops,
+ * {@code rpma-loop-<n>}, each own the connections assigned to them (events, completions, slots,
+ * teardown); connection handlers run on each endpoint's handler threads (or inline on its acceptor),
+ * message handlers on the session's loop (or an endpoint's message pool). All of them are daemons;
+ * while the server runs, the thread {@code rpma-server} keeps the JVM alive.
+ *
+ * <p>{@link #stop(Runnable)}: every endpoint stops accepting at once (requests not yet decided are
+ * rejected as shutdown); the sessions are given the grace period to end by themselves (negative:
+ * forever, zero: not at all); the rest are disconnected, and deleted once their CLOSED came or after
+ * {@link ServerSession#DISCONNECT_TIMEOUT}. Then the slots' memory and the regions are deregistered,
+ * the loops stop and the peers are deleted, last, as librpma requires. A stop always ends: a
+ * handler that blocks its thread for ever is left behind after a bounded wait, with a log line that
+ * says what was left.
+ */
+public final class RpmaServer {
+
+    private static final Logger logger = LoggerFactory.getLogger(RpmaServer.class);
+
+    /** One message handler invocation in this many per session is timed for the observer. */
+    public static final int HANDLER_TIMING_SAMPLE = 64;
+
+    /** Completions taken per {@code rpma_cq_get_wc} on a data-path loop. */
+    static final int COMPLETION_BATCH = 16;
+
+    /** How long a stop waits for the handler threads to return and for ended sessions to be deleted. */
+    static final Duration HANDLERS_TIMEOUT = Duration.ofSeconds(10);
+
+    private final RpmaServerSettings settings;
+
+    private final Map<String, RpmaPeer> peers;
+
+    private final Map<String, RpmaServedEndpoint> endpoints;
+
+    private final RpmaRegions regions;
+
+    private final RpmaEventLoopGroup loops;
+
+    private final CountDownLatch stopped = new CountDownLatch(1);
+
+    private final Object lifecycle = new Object();
+
+    private @Nullable Thread keepAlive;
+
+    private boolean stopping;
+
+    private final List<Runnable> stopCallbacks = new ArrayList<>();
+
+    private RpmaServer(RpmaServerSettings settings, Map<String, RpmaPeer> peers,
+            Map<String, RpmaServedEndpoint> endpoints, RpmaRegions regions, RpmaEventLoopGroup loops) {
+        this.settings = settings;
+        this.peers = peers;
+        this.endpoints = endpoints;
+        this.regions = regions;
+        this.loops = loops;
+    }
+
+    /** What the server needs besides the settings. */
+    public interface Components {
+
+        /** The connection handler of an endpoint. */
+        RpmaRequestHandler handler(String endpoint);
+
+        /**
+         * The message handlers of an endpoint by route; empty when it has none (its sessions then have
+         * no data path). In raw mode there is one, with route {@code ""}.
+         */
+        default Map<String, RpmaMessageHandler> messageHandlers(String endpoint) {
+            return Map.of();
+        }
+
+        /**
+         * The configuration for the requests of an endpoint, its queues at least {@code needed}, or
+         * {@code null} for librpma's defaults (only when nothing is needed).
+         */
+        @Nullable RpmaConnectionConfig requestConfig(Rpma rpma, RpmaEndpointSettings settings, RpmaQueueSizes needed);
+
+        /** Hooks around the server; none by default. */
+        default RpmaServerObserver observer() {
+            return RpmaServerObserver.NONE;
+        }
+
+        /** Who is told of an endpoint's sessions; nobody by default. */
+        default List<RpmaSessionListener> sessionListeners(String endpoint) {
+            return List.of();
+        }
+    }
+
+    /** Opens the peers, registers the regions, and listens on every endpoint; accepts nothing yet. */
+    public static RpmaServer listen(Rpma rpma, RpmaServerSettings settings, Components components) {
+        Map<String, RpmaPeer> peers = new LinkedHashMap<>();
+        Map<String, RpmaServedEndpoint> endpoints = new LinkedHashMap<>();
+        RpmaRegions regions = RpmaRegions.none();
+        RpmaEventLoopGroup loops = new RpmaEventLoopGroup(settings.eventLoops(), "rpma-loop-", settings.busyPoll());
+        RpmaCompletions[] batches = new RpmaCompletions[settings.eventLoops()];
+        for (int i = 0; i < batches.length; i++) {
+            batches[i] = new RpmaCompletions(COMPLETION_BATCH);
+        }
+        try {
+            java.util.Set<String> names = new java.util.HashSet<>();
+            for (RpmaEndpointSettings endpoint : settings.endpoints()) {
+                if (!names.add(endpoint.name())) {
+                    throw new IllegalArgumentException("Two endpoints are named '" + endpoint.name() + "'");
+                }
+                peer(rpma, endpoint, peers);
+            }
+            regions = RpmaRegions.register(settings.regions(), settings.endpoints(), peers);
+            for (RpmaEndpointSettings endpoint : settings.endpoints()) {
+                endpoints.put(endpoint.name(), endpoint(rpma, endpoint, peers.get(endpoint.address()), components,
+                        regions, loops, batches));
+            }
+            RpmaServer server = new RpmaServer(settings, peers, endpoints, regions, loops);
+            endpoints.values().forEach(components.observer()::endpointCreated);
+            components.observer().loopsCreated(loops.loops());
+            return server;
+        }
+        catch (RuntimeException ex) {
+            endpoints.values().forEach(RpmaServedEndpoint::closeUnstarted);
+            regions.deregister();
+            loops.shutdown();
+            closePeers(peers);
+            throw ex;
+        }
+    }
+
+    private static RpmaPeer peer(Rpma rpma, RpmaEndpointSettings settings, Map<String, RpmaPeer> peers) {
+        RpmaPeer peer = peers.get(settings.address());
+        if (peer == null) {
+            try {
+                peer = rpma.openPeer(settings.address(), PeerRole.SERVER);
+            }
+            catch (RpmaException ex) {
+                throw new RpmaListenException(settings.name(), settings.address(), settings.port(), ex);
+            }
+            peers.put(settings.address(), peer);
+        }
+        return peer;
+    }
+
+    private static RpmaServedEndpoint endpoint(Rpma rpma, RpmaEndpointSettings settings, RpmaPeer peer,
+            Components components, RpmaRegions regions, RpmaEventLoopGroup loops, RpmaCompletions[] batches) {
+        Map<String, RpmaMessageHandler> messageHandlers = components.messageHandlers(settings.name());
+        RpmaEndpointSettings.Messages messages = settings.messages();
+        if (messages.mode() == RpmaWireMode.RAW && messageHandlers.size() > 1) {
+            throw new IllegalArgumentException("Endpoint '" + settings.name() + "' is raw, so its messages have no route,"
+                    + " but it has " + messageHandlers.size() + " message handlers " + messageHandlers.keySet()
+                    + ": give it one, or use the framed mode");
+        }
+        for (String route : messageHandlers.keySet()) {
+            if (route.getBytes(java.nio.charset.StandardCharsets.UTF_8).length > FramedWire.MAX_ROUTE_LENGTH) {
+                throw new IllegalArgumentException("Route '" + route + "' of endpoint '" + settings.name() + "' is longer"
+                        + " than " + FramedWire.MAX_ROUTE_LENGTH + " bytes");
+            }
+        }
+        boolean dataPath = !messageHandlers.isEmpty();
+        RpmaQueueSizes needed = dataPath ? RpmaQueueSizes.of(messages) : RpmaQueueSizes.NONE;
+        RpmaEndpoint endpoint;
+        try {
+            endpoint = peer.listen(settings.address(), settings.port());
+        }
+        catch (RpmaException ex) {
+            throw new RpmaListenException(settings.name(), settings.address(), settings.port(), ex);
+        }
+        RpmaConnectionConfig config = null;
+        BufferPool buffers = null;
+        HandlerPool messagePool = null;
+        try {
+            config = components.requestConfig(rpma, settings, needed);
+            checkQueues(settings, config, needed);
+            List<String> routes = new ArrayList<>(messageHandlers.keySet());
+            RpmaMessageHandler[] handlers = dataPath
+                    ? routes.stream().map(messageHandlers::get).toArray(RpmaMessageHandler[]::new) : null;
+            if (dataPath) {
+                int slot = (messages.mode() == RpmaWireMode.RAW) ? messages.maxMessageSize()
+                        : FramedWire.slotSize(messages.maxMessageSize());
+                int payloadOffset = (messages.mode() == RpmaWireMode.RAW) ? 0 : FramedWire.HEADER_SIZE;
+                buffers = new BufferPool(peer, slot, payloadOffset, messages.receiveSlots(), messages.sendSlots());
+                if (messages.dispatch() == RpmaMessageDispatch.POOL) {
+                    // one task per session at a time: the queue never holds more than the connection limit
+                    messagePool = new HandlerPool("rpma-" + settings.name() + "-messages", messages.dispatchThreads(),
+                            settings.limits().maxConnections(), settings.acceptor().spinLooks(),
+                            settings.acceptor().batchScheduling(), dev.rpma.jna.io.ThreadScheduling::batchCurrentThread);
+                }
+            }
+            RpmaEndpointStatistics statistics = new RpmaEndpointStatistics(
+                    (error) -> components.observer().error(settings.name(), error));
+            EndpointContext context = new EndpointContext(settings, statistics, components.observer(),
+                    List.copyOf(components.sessionListeners(settings.name())),
+                    new ConnectionRegistry(settings.limits().maxConnections()), loops, handlers, routes, buffers,
+                    messagePool);
+            return new RpmaServedEndpoint(context, endpoint, config, components.handler(settings.name()), regions,
+                    batches);
+        }
+        catch (RuntimeException ex) {
+            if (config != null) {
+                config.close();
+            }
+            if (buffers != null) {
+                buffers.close();
+            }
+            if (messagePool != null) {
+                messagePool.shutdown();
+            }
+            endpoint.close();
+            throw ex;
+        }
+    }
+
+    private static void checkQueues(RpmaEndpointSettings settings, @Nullable RpmaConnectionConfig config,
+            RpmaQueueSizes needed) {
+        if (!needed.isNeeded()) {
+            return;
+        }
+        if (config == null) {
+            throw new IllegalArgumentException("Endpoint '" + settings.name() + "' has message handlers, so its"
+                    + " connections need queues of at least " + needed + "; the request configuration is missing");
+        }
+        if (config.cqSize() < needed.cq() || config.sqSize() < needed.sq() || config.rqSize() < needed.rq()) {
+            throw new IllegalArgumentException("The connections of endpoint '" + settings.name() + "' have queues cq "
+                    + config.cqSize() + ", sq " + config.sqSize() + ", rq " + config.rqSize() + ", but its "
+                    + settings.messages().receiveSlots() + " receive and " + settings.messages().sendSlots()
+                    + " send slots need cq >= " + needed.cq() + ", sq >= " + needed.sq() + ", rq >= " + needed.rq());
+        }
+        if (config.rcqSize() > 0) {
+            throw new IllegalArgumentException("The connections of endpoint '" + settings.name() + "' have a receive"
+                    + " completion queue (rcq size " + config.rcqSize() + "), but the data path takes every completion"
+                    + " from the main queue: leave the rcq size at 0");
+        }
+    }
+
+    /** The endpoints by name, in configuration order. */
+    public Map<String, RpmaServedEndpoint> endpoints() {
+        return Collections.unmodifiableMap(this.endpoints);
+    }
+
+    public @Nullable RpmaServedEndpoint endpoint(String name) {
+        return this.endpoints.get(name);
+    }
+
+    /** The exposed memory regions. */
+    public RpmaRegions regions() {
+        return this.regions;
+    }
+
+    /** The data-path event loops. */
+    public List<RpmaEventLoop> eventLoops() {
+        return this.loops.loops();
+    }
+
+    public RpmaServerSettings settings() {
+        return this.settings;
+    }
+
+    /** Starts the loops and accepting on every endpoint; once. */
+    public void start() {
+        synchronized (this.lifecycle) {
+            if (this.keepAlive != null || this.stopping) {
+                return;
+            }
+            // non-daemon: a server whose only work is RDMA keeps the JVM alive until it stopped
+            Thread thread = new Thread(this::awaitStopped, "rpma-server");
+            thread.setDaemon(false);
+            thread.start();
+            this.keepAlive = thread;
+        }
+        this.loops.start();
+        this.endpoints.values().forEach(RpmaServedEndpoint::start);
+    }
+
+    private void awaitStopped() {
+        try {
+            this.stopped.await();
+        }
+        catch (InterruptedException ex) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    /**
+     * Stops gracefully (see the class description) on a thread of its own and runs {@code callback}
+     * once everything native is released, or once the stop gave up on what was left. At once for a
+     * server that never started. Idempotent: a later call's callback runs when the stop ends.
+     */
+    public void stop(Runnable callback) {
+        synchronized (this.lifecycle) {
+            if (this.stopped.getCount() == 0) {
+                callback.run();
+                return;
+            }
+            this.stopCallbacks.add(callback);
+            if (this.stopping) {
+                return;
+            }
+            this.stopping = true;
+            if (this.keepAlive == null) {
+                releaseUnstarted();
+                return;
+            }
+        }
+        Thread stopper = new Thread(this::stopNow, "rpma-server-stop");
+        stopper.setDaemon(true);
+        stopper.start();
+    }
+
+    /** Stops like {@link #stop(Runnable)} and waits until the stop ended; for bean destruction. */
+    public void close() {
+        CountDownLatch done = new CountDownLatch(1);
+        stop(done::countDown);
+        try {
+            done.await();
+        }
+        catch (InterruptedException ex) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    private void releaseUnstarted() {
+        this.endpoints.values().forEach(RpmaServedEndpoint::closeUnstarted);
+        this.regions.deregister();
+        this.loops.shutdown();
+        closePeers(this.peers);
+        finished();
+    }
+
+    private void stopNow() {
+        boolean released = false;
+        try {
+            released = stopEndpoints();
+        }
+        catch (InterruptedException ex) {
+            Thread.currentThread().interrupt();
+            logger.warn("Stopping the RDMA server was interrupted; what it still holds is left to the process's exit");
+        }
+        catch (RuntimeException ex) {
+            logger.error("Stopping the RDMA server failed; what it still holds is left to the process's exit", ex);
+        }
+        finally {
+            if (!released) {
+                this.loops.shutdown();
+            }
+            finished();
+        }
+    }
+
+    /** The stop's phases; {@code true} when everything native was released. */
+    private boolean stopEndpoints() throws InterruptedException {
+        for (RpmaServedEndpoint endpoint : this.endpoints.values()) {
+            endpoint.stopAccepting();
+        }
+        for (RpmaServedEndpoint endpoint : this.endpoints.values()) {
+            if (!endpoint.awaitAcceptingStopped(HANDLERS_TIMEOUT)) {
+                logger.warn("RDMA endpoint '{}': connection handler threads {} still run {} after the stop began; they"
+                        + " are left behind (their requests were rejected)", endpoint.name(),
+                        endpoint.runningHandlerThreads(), HANDLERS_TIMEOUT);
+            }
+        }
+        Duration grace = this.settings.gracePeriod();
+        if (!awaitSessionsEnded(grace.isNegative() ? Long.MAX_VALUE : grace.toNanos())) {
+            int open = openSessions();
+            logger.info("RDMA server: grace period {} over with {} session(s) open; disconnecting them", grace, open);
+            RpmaSessionEnd shutdown = RpmaSessionEnd.of(RpmaSessionEnd.Reason.SHUTDOWN,
+                    "the server stopped after its grace period");
+            this.endpoints.values().forEach((endpoint) -> endpoint.registry().endAll(shutdown));
+        }
+        boolean gone = awaitSessionsEnded(ServerSession.DISCONNECT_TIMEOUT.plus(HANDLERS_TIMEOUT).toNanos());
+        for (RpmaServedEndpoint endpoint : this.endpoints.values()) {
+            endpoint.release(gone);
+        }
+        if (!gone) {
+            logger.error("RDMA server: {} session(s) were not deleted within {} (an event loop blocked in a message"
+                    + " handler?); their connections, memory and peers are left to the process's exit", openSessions(),
+                    ServerSession.DISCONNECT_TIMEOUT.plus(HANDLERS_TIMEOUT));
+            return false;
+        }
+        this.regions.deregister();
+        this.loops.shutdown();
+        if (!this.loops.awaitTermination(HANDLERS_TIMEOUT)) {
+            logger.error("RDMA server: an event loop did not end within {}; the peers are left to the process's exit",
+                    HANDLERS_TIMEOUT);
+            return false;
+        }
+        closePeers(this.peers);
+        return true;
+    }
+
+    private boolean awaitSessionsEnded(long timeoutNanos) throws InterruptedException {
+        long deadline = System.nanoTime() + timeoutNanos;
+        for (RpmaServedEndpoint endpoint : this.endpoints.values()) {
+            long left = (timeoutNanos == Long.MAX_VALUE) ? Long.MAX_VALUE : Math.max(0, deadline - System.nanoTime());
+            if (!endpoint.registry().awaitEmpty(left)) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    private int openSessions() {
+        return this.endpoints.values().stream().mapToInt((endpoint) -> endpoint.registry().reserved()).sum();
+    }
+
+    private void finished() {
+        List<Runnable> callbacks;
+        synchronized (this.lifecycle) {
+            this.stopped.countDown();
+            callbacks = new ArrayList<>(this.stopCallbacks);
+            this.stopCallbacks.clear();
+        }
+        for (Runnable callback : callbacks) {
+            try {
+                callback.run();
+            }
+            catch (RuntimeException ex) {
+                logger.warn("A stop callback failed", ex);
+            }
+        }
+    }
+
+    /** Waits until a stop ended; {@code false} on timeout. */
+    public boolean awaitStopped(Duration timeout) throws InterruptedException {
+        return this.stopped.await(timeout.toNanos(), TimeUnit.NANOSECONDS);
+    }
+
+    private static void closePeers(Map<String, RpmaPeer> peers) {
+        for (RpmaPeer peer : peers.values()) {
+            try {
+                peer.close();
+            }
+            catch (RuntimeException ex) {
+                logger.warn("Closing the RDMA peer of {} failed: {}", peer.address(), ex.getMessage());
+            }
+        }
+        peers.clear();
+    }
+}

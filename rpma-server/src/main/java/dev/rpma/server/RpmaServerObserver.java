@@ -1,0 +1,52 @@
+package dev.rpma.server;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.function.Supplier;
+
+import dev.rpma.jna.RpmaException;
+import dev.rpma.server.loop.RpmaEventLoop;
+
+/**
+ * Hooks for observability around the server (meters, tracing). Implementations must be
+ * thread-safe and quick: several are called on event loops. The defaults do nothing.
+ */
+public interface RpmaServerObserver {
+
+    /** A no-op observer. */
+    RpmaServerObserver NONE = new RpmaServerObserver() {
+    };
+
+    /** How long a connection request waited in the queue before a handler thread took it. */
+    default void queueWait(String endpoint, Duration wait) {
+    }
+
+    /** Wraps a connection handler invocation; must call {@code invocation} exactly once and return its result. */
+    default <T> T handle(RpmaIncomingRequest request, String handlerName, Supplier<T> invocation) {
+        return invocation.get();
+    }
+
+    /** A meter source: the endpoint was created (before it starts). */
+    default void endpointCreated(RpmaServedEndpoint endpoint) {
+    }
+
+    /** A meter source: the server's data-path event loops were created. */
+    default void loopsCreated(List<RpmaEventLoop> loops) {
+    }
+
+    /**
+     * How long one message handler invocation took, for one message in every
+     * {@value RpmaServer#HANDLER_TIMING_SAMPLE} per event loop (timing each would cost two clock reads per
+     * message). Called on the event loop: never block.
+     */
+    default void messageHandled(String endpoint, String handlerName, long nanos, boolean failed) {
+    }
+
+    /**
+     * librpma failed on the endpoint or one of its connections; the error is already counted in
+     * {@link RpmaEndpointStatistics#errors()}, so a new function and code can be registered as a meter.
+     * Called on the thread that met it, an acceptor or an event loop: never block.
+     */
+    default void error(String endpoint, RpmaException error) {
+    }
+}

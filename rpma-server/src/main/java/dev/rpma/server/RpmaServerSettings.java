@@ -1,0 +1,58 @@
+package dev.rpma.server;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.Objects;
+
+import dev.rpma.server.loop.RpmaEventLoopGroup;
+
+/**
+ * Everything a server needs besides its handlers.
+ *
+ * @param eventLoops the event loops of the data path, shared by every endpoint's sessions
+ * @param busyPoll how long a loop keeps polling its sessions' completion queues after work before it
+ *     sleeps; zero sleeps at once
+ * @param gracePeriod how long a stop waits for the sessions to end by themselves before it ends them;
+ *     negative waits forever, zero not at all
+ * @param endpoints the endpoints, the default one first
+ * @param regions the memory exposed to clients
+ */
+public record RpmaServerSettings(int eventLoops, Duration busyPoll, Duration gracePeriod,
+        List<RpmaEndpointSettings> endpoints, List<RpmaRegionDefinition> regions) {
+
+    /** How long a loop busy-polls after work unless told otherwise. */
+    public static final Duration DEFAULT_BUSY_POLL = Duration.ofNanos(50_000);
+
+    public static final Duration DEFAULT_GRACE_PERIOD = Duration.ofSeconds(20);
+
+    public RpmaServerSettings {
+        Objects.requireNonNull(busyPoll, "busyPoll");
+        Objects.requireNonNull(gracePeriod, "gracePeriod");
+        if (eventLoops < 1) {
+            throw new IllegalArgumentException("eventLoops must be at least 1, not " + eventLoops);
+        }
+        if (busyPoll.isNegative()) {
+            throw new IllegalArgumentException("busyPoll must not be negative, not " + busyPoll);
+        }
+        endpoints = List.copyOf(endpoints);
+        regions = List.copyOf(regions);
+    }
+
+    /** The endpoints with loops sized for the machine, the default busy poll and grace period, no regions. */
+    public static RpmaServerSettings of(List<RpmaEndpointSettings> endpoints) {
+        return new RpmaServerSettings(RpmaEventLoopGroup.defaultSize(), DEFAULT_BUSY_POLL, DEFAULT_GRACE_PERIOD,
+                endpoints, List.of());
+    }
+
+    public RpmaServerSettings withGracePeriod(Duration gracePeriod) {
+        return new RpmaServerSettings(this.eventLoops, this.busyPoll, gracePeriod, this.endpoints, this.regions);
+    }
+
+    public RpmaServerSettings withEventLoops(int eventLoops, Duration busyPoll) {
+        return new RpmaServerSettings(eventLoops, busyPoll, this.gracePeriod, this.endpoints, this.regions);
+    }
+
+    public RpmaServerSettings withRegions(List<RpmaRegionDefinition> regions) {
+        return new RpmaServerSettings(this.eventLoops, this.busyPoll, this.gracePeriod, this.endpoints, regions);
+    }
+}

@@ -1,0 +1,69 @@
+package dev.rpma.server;
+
+import java.nio.ByteBuffer;
+import java.util.Map;
+
+/**
+ * An accepted connection as the application sees it: from the connection handler's
+ * {@link RpmaIncomingRequest#connect} to the end of the connection. The server owns the connection,
+ * its buffers and its teardown; the session sends messages, carries the attributes the connection
+ * handler set, and closes.
+ *
+ * <p>Thread-safe. A session lives on one event loop: called there (from a message handler or a
+ * session listener) {@link #send} copies into registered memory and posts at once; called from any
+ * other thread it copies the message and hands it to that loop.
+ */
+public interface RpmaSession {
+
+    /** A number unique within the server. */
+    long id();
+
+    /** The name of the endpoint the session was accepted on. */
+    String endpointName();
+
+    /**
+     * The attributes the connection handler set ({@link RpmaIncomingRequest#attributes()}); mutable,
+     * shared by every thread that handles the session.
+     */
+    Map<String, Object> attributes();
+
+    /** The private data of the client's connection request (a copy); over RoCE possibly zero-padded. */
+    byte[] privateData();
+
+    /** Where the session is in its life. */
+    RpmaSessionState state();
+
+    /** Whether messages can be sent: the connection is established and not closing. */
+    default boolean isOpen() {
+        return state() == RpmaSessionState.ESTABLISHED;
+    }
+
+    /**
+     * Sends the buffer's remaining bytes ({@code position} to {@code limit}) as one message, a
+     * one-way message in framed mode. When every send slot is busy (or, framed, the client has no
+     * receive posted), it waits in the session's send queue.
+     *
+     * @throws IllegalArgumentException when it is empty or larger than the endpoint's max-message-size
+     * @throws IllegalStateException when the session is not open, or its endpoint has no message handlers
+     */
+    void send(ByteBuffer message);
+
+    /** Sends {@code message} as one message; see {@link #send(ByteBuffer)}. */
+    default void send(byte[] message) {
+        send(ByteBuffer.wrap(message));
+    }
+
+    /**
+     * A writable buffer of max-message-size bytes for a message built in place: on the session's loop,
+     * when a send slot is free, it is that slot of registered memory, so that sending it (or returning
+     * it from a message handler) copies nothing. Fill it, {@code flip()} it, and send or return it; one
+     * left unsent goes back when the handler returns. Elsewhere it is a new heap buffer.
+     */
+    ByteBuffer newMessage();
+
+    /**
+     * Disconnects: messages not yet sent are dropped, the client sees {@code CLOSED}, and the session
+     * ends with {@link RpmaSessionEnd.Reason#CLOSED_BY_SERVER}. Idempotent; any thread.
+     */
+    void close();
+}

@@ -1,0 +1,364 @@
+package dev.rpma.server;
+
+import java.nio.ByteBuffer;
+import java.time.Duration;
+import java.util.Arrays;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicLong;
+
+import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import dev.rpma.jna.RpmaCompletions;
+import dev.rpma.jna.RpmaConnection;
+import dev.rpma.jna.RpmaConnectionEvent;
+import dev.rpma.jna.RpmaException;
+import dev.rpma.jna.io.FileDescriptors;
+import dev.rpma.server.loop.RpmaEventLoop;
+
+/**
+ * One accepted connection and its state machine, owned by the event loop it was assigned to: the
+ * loop reads its connection events, serves its data path ({@link SessionDataPath}), ends it, and
+ * deletes it; other threads only hand it work ({@link #send}, {@link #close()}).
+ *
+ * <p>States move forward only ({@link RpmaSessionState}): ACCEPTED when the acceptor connected the
+ * request; ESTABLISHED on the connection's ESTABLISHED, when the data path starts; CLOSING once an
+ * end is decided; CLOSED once the connection is deleted. How it ends, as librpma requires of a
+ * server: on the client's CLOSED (which may come twice, or without an ESTABLISHED before it) or a
+ * LOST, it disconnects and deletes at once; when the server ends it (the application, the idle
+ * timeout, a bad message, a stop), it disconnects and deletes on the CLOSED that follows, or after
+ * {@link #DISCONNECT_TIMEOUT} without one. After the delete its slots go back to the pool and the
+ * listeners are told, once.
+ */
+final class ServerSession implements RpmaSession, RpmaEventLoop.IoHandler {
+
+    private static final Logger logger = LoggerFactory.getLogger(ServerSession.class);
+
+    static final int KIND_EVENTS = 0;
+
+    static final int KIND_COMPLETIONS = 1;
+
+    /** How long a session the server ends waits for its CLOSED before it is deleted anyway. */
+    static final Duration DISCONNECT_TIMEOUT = Duration.ofSeconds(3);
+
+    private static final AtomicLong IDS = new AtomicLong();
+
+    private final long id = IDS.incrementAndGet();
+
+    private final EndpointContext endpoint;
+
+    private final RpmaConnection connection;
+
+    private final RpmaEventLoop loop;
+
+    private final int loopIndex;
+
+    private final byte[] privateData;
+
+    private final Map<String, Object> attributes;
+
+    private final @Nullable SessionDataPath data;
+
+    private volatile RpmaSessionState state = RpmaSessionState.ACCEPTED;
+
+    // owned by the loop
+    private int eventFd = -1;
+
+    private long eventRegistration;
+
+    private boolean registered;
+
+    private @Nullable RpmaSessionEnd end;
+
+    private boolean deleted;
+
+    private RpmaEventLoop.@Nullable Timer disconnectTimer;
+
+    private long received;
+
+    private long receivedAtLastLook;
+
+    private long lastActivityNanos;
+
+    ServerSession(EndpointContext endpoint, RpmaConnection connection, int loopIndex, byte[] privateData,
+            Map<String, Object> attributes, BufferPool.@Nullable Block block, RpmaCompletions batch) {
+        this.endpoint = endpoint;
+        this.connection = connection;
+        this.loopIndex = loopIndex;
+        this.loop = endpoint.loops.loop(loopIndex);
+        this.privateData = privateData;
+        this.attributes = new ConcurrentHashMap<>(attributes);
+        this.data = (block != null) ? new SessionDataPath(this, endpoint, connection, block, this.loop, batch) : null;
+    }
+
+    // ---------------------------------------------------------------- RpmaSession
+
+    @Override
+    public long id() {
+        return this.id;
+    }
+
+    @Override
+    public String endpointName() {
+        return this.endpoint.name();
+    }
+
+    @Override
+    public Map<String, Object> attributes() {
+        return this.attributes;
+    }
+
+    @Override
+    public byte[] privateData() {
+        return Arrays.copyOf(this.privateData, this.privateData.length);
+    }
+
+    @Override
+    public RpmaSessionState state() {
+        return this.state;
+    }
+
+    @Override
+    public void send(ByteBuffer message) {
+        SessionDataPath path = dataPath();
+        if (this.state != RpmaSessionState.ESTABLISHED) {
+            throw new IllegalStateException("Session " + this.id + " of endpoint '" + endpointName() + "' is "
+                    + this.state + "; only an established session sends");
+        }
+        if (this.loop.inLoop()) {
+            path.send(message);
+            return;
+        }
+        // checked here, where the caller sees the exception
+        path.checkLength(message.remaining(), false);
+        byte[] copy = new byte[message.remaining()];
+        message.get(message.position(), copy);
+        if (!this.loop.tryExecute(() -> path.sendCopied(copy))) {
+            throw new IllegalStateException("Session " + this.id + " has ended: its event loop stopped");
+        }
+    }
+
+    @Override
+    public ByteBuffer newMessage() {
+        SessionDataPath path = dataPath();
+        if (this.loop.inLoop()) {
+            return path.newMessage();
+        }
+        return ByteBuffer.allocate(this.endpoint.settings.messages().maxMessageSize())
+            .order(java.nio.ByteOrder.LITTLE_ENDIAN);
+    }
+
+    @Override
+    public void close() {
+        end(RpmaSessionEnd.of(RpmaSessionEnd.Reason.CLOSED_BY_SERVER, "closed by the application"));
+    }
+
+    private SessionDataPath dataPath() {
+        if (this.data == null) {
+            throw new IllegalStateException("Endpoint '" + endpointName() + "' has no message handlers, so its"
+                    + " sessions have no data path: add an @RpmaMessageHandler for it to send and receive");
+        }
+        return this.data;
+    }
+
+    // ---------------------------------------------------------------- the loop
+
+    /** Starts watching the connection's events; on the loop, right after the acceptor connected it. */
+    void attach() {
+        try {
+            this.eventFd = this.connection.eventFd();
+            FileDescriptors.setBlocking(this.eventFd, false);
+            this.eventRegistration = this.loop.register(this.eventFd, this, KIND_EVENTS);
+            this.registered = true;
+        }
+        catch (RuntimeException ex) {
+            if (ex instanceof RpmaException rpma) {
+                this.endpoint.statistics.recordError(rpma);
+            }
+            logger.error("Watching a new connection of endpoint '{}' failed; it is closed", endpointName(), ex);
+            endNow(new RpmaSessionEnd(RpmaSessionEnd.Reason.ERROR, "its events could not be watched", ex));
+        }
+    }
+
+    @Override
+    public void onReadable(int kind) {
+        if (kind == KIND_COMPLETIONS) {
+            if (this.data != null && this.end == null) {
+                this.data.onCompletionEvent();
+            }
+            return;
+        }
+        readEvent();
+    }
+
+    /**
+     * Reads one event: the fd is level-triggered, so more are read in the next rounds; reading until
+     * there is none would end with a failed read that librpma logs at ERROR.
+     */
+    private void readEvent() {
+        if (this.deleted) {
+            return;
+        }
+        RpmaConnectionEvent event;
+        try {
+            event = this.connection.nextEvent();
+        }
+        catch (RpmaException ex) {
+            this.endpoint.statistics.recordError(ex);
+            endNow(new RpmaSessionEnd(RpmaSessionEnd.Reason.LOST, "reading its event failed: " + ex.getMessage(), ex));
+            return;
+        }
+        if (event == null) {
+            return;
+        }
+        this.endpoint.statistics.recordEvent(event);
+        switch (event) {
+            case ESTABLISHED -> established();
+            case CLOSED -> {
+                if (this.end == null) {
+                    endNow(RpmaSessionEnd.of(RpmaSessionEnd.Reason.CLOSED, "the client disconnected"));
+                }
+                else {
+                    // the CLOSED that follows the server's own disconnect
+                    delete();
+                }
+            }
+            default -> endNow(RpmaSessionEnd.of(RpmaSessionEnd.Reason.LOST, "the connection was " + event));
+        }
+    }
+
+    private void established() {
+        if (this.end != null || this.state != RpmaSessionState.ACCEPTED) {
+            return;
+        }
+        this.state = RpmaSessionState.ESTABLISHED;
+        if (this.data != null) {
+            try {
+                this.data.attach();
+            }
+            catch (RuntimeException ex) {
+                logger.error("Starting the data path of session {} of endpoint '{}' failed; it is closed", this.id,
+                        endpointName(), ex);
+                endNow(new RpmaSessionEnd(RpmaSessionEnd.Reason.ERROR, "its data path could not start", ex));
+                return;
+            }
+        }
+        Duration idle = this.endpoint.settings.limits().idleTimeout();
+        if (!idle.isZero()) {
+            this.lastActivityNanos = System.nanoTime();
+            scheduleIdleLook(idle);
+        }
+        if (this.end == null) {
+            this.endpoint.notifyEstablished(this);
+            if (this.data != null) {
+                this.data.releaseClaims();
+            }
+        }
+    }
+
+    /** The idle timeout is looked at four times per timeout: a silent session ends within 1.25 of it. */
+    private void scheduleIdleLook(Duration idle) {
+        Duration interval = idle.dividedBy(4);
+        this.loop.schedule(() -> lookForIdle(idle), interval.isZero() ? Duration.ofMillis(1) : interval);
+    }
+
+    private void lookForIdle(Duration idle) {
+        if (this.end != null) {
+            return;
+        }
+        long now = System.nanoTime();
+        if (this.received != this.receivedAtLastLook) {
+            this.receivedAtLastLook = this.received;
+            this.lastActivityNanos = now;
+        }
+        else if (now - this.lastActivityNanos >= idle.toNanos()) {
+            endNow(RpmaSessionEnd.of(RpmaSessionEnd.Reason.IDLE, "no message for " + idle));
+            return;
+        }
+        scheduleIdleLook(idle);
+    }
+
+    /** A message arrived; by the data path. */
+    void receivedOne() {
+        this.received++;
+    }
+
+    /** Ends the session; any thread (on another, the loop does it next). */
+    void end(RpmaSessionEnd how) {
+        if (this.loop.inLoop()) {
+            endNow(how);
+        }
+        else if (!this.loop.tryExecute(() -> endNow(how))) {
+            logger.debug("Session {} of endpoint '{}' not ended: its loop stopped", this.id, endpointName());
+        }
+    }
+
+    /** Ends the session from its data path, on the loop. */
+    void end(RpmaSessionEnd.Reason reason, String detail, @Nullable Throwable cause) {
+        endNow(new RpmaSessionEnd(reason, detail, cause));
+    }
+
+    private void endNow(RpmaSessionEnd how) {
+        if (this.end != null) {
+            return;
+        }
+        this.end = how;
+        this.state = RpmaSessionState.CLOSING;
+        if (this.data != null) {
+            this.data.stop();
+        }
+        try {
+            this.connection.disconnect();
+        }
+        catch (RpmaException ex) {
+            // the client may be gone already; the delete below releases the connection either way
+            logger.debug("Disconnecting session {} of endpoint '{}' failed: {}", this.id, endpointName(), ex.getMessage());
+        }
+        RpmaSessionEnd.Reason reason = how.reason();
+        if (!this.registered || reason == RpmaSessionEnd.Reason.CLOSED || reason == RpmaSessionEnd.Reason.LOST) {
+            delete();
+        }
+        else {
+            this.disconnectTimer = this.loop.schedule(this::delete, DISCONNECT_TIMEOUT);
+        }
+    }
+
+    /** Deletes the connection, gives the slots back and tells the listeners; once. */
+    private void delete() {
+        if (this.deleted) {
+            return;
+        }
+        this.deleted = true;
+        if (this.disconnectTimer != null) {
+            this.disconnectTimer.cancel();
+        }
+        if (this.registered) {
+            // before the delete, which closes the fd
+            this.loop.unregister(this.eventFd, this.eventRegistration);
+            this.registered = false;
+        }
+        try {
+            this.connection.close();
+        }
+        catch (RpmaException ex) {
+            this.endpoint.statistics.recordError(ex);
+            logger.warn("Deleting session {} of endpoint '{}' failed: {}", this.id, endpointName(), ex.getMessage());
+        }
+        this.state = RpmaSessionState.CLOSED;
+        if (this.data != null) {
+            this.data.release();
+        }
+        RpmaSessionEnd how = this.end;
+        this.endpoint.statistics.recordSessionEnded(how.reason());
+        this.endpoint.registry.removed(this);
+        this.endpoint.loops.released(this.loopIndex);
+        this.endpoint.notifyEnded(this, how);
+    }
+
+    @Override
+    public String toString() {
+        return "RpmaSession[" + this.id + ", " + endpointName() + ", " + this.state + "]";
+    }
+}

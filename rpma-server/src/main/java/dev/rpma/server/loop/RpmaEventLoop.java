@@ -1,0 +1,519 @@
+package dev.rpma.server.loop;
+
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.time.Duration;
+import java.util.ArrayDeque;
+import java.util.PriorityQueue;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.Executor;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+
+import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import dev.rpma.jna.RpmaThread;
+import dev.rpma.jna.io.Epoll;
+
+/**
+ * One event-loop thread: it waits in one {@code epoll_wait} over the file descriptors registered
+ * with it (an endpoint's, connections' event channels, completion channels) and a wake-up, calls the
+ * {@link IoHandler} of each readable fd, runs the tasks other threads hand it and its due timers,
+ * and, after work, busy-polls the {@link BusyPoller}s it has for up to the busy-poll time before it
+ * sleeps again. Acceptors and the data path run on loops of this one class.
+ *
+ * <p>Everything registered with a loop is owned by its thread: handlers, pollers and timers are
+ * called only there, and {@link #register}, {@link #unregister}, {@link #addBusyPoller},
+ * {@link #removeBusyPoller}, {@link #schedule} and {@link #runSoon} may be called only there (from a
+ * handler, a task or a timer). Other threads hand work over with {@link #execute}, which costs one
+ * {@code write(2)} to the wake-up fd per wait however many tasks come meanwhile.
+ *
+ * <p>Busy polling: a loop that just did work looks at its pollers in a spin, yielding its CPU
+ * between looks, and goes back to sleep only after a whole busy-poll time without work; while it
+ * spins it still looks at its fds every {@value #SPINS_PER_FD_LOOK} spins, so that connection
+ * events and completions of sessions that are not polled are not held back. The clock is read only
+ * around sleeps and while spinning without work.
+ *
+ * <p>Allocation-free per wake-up and per spin; a task handed over from another thread costs a queue
+ * node.
+ */
+public final class RpmaEventLoop implements Executor {
+
+    private static final Logger logger = LoggerFactory.getLogger(RpmaEventLoop.class);
+
+    /** Readable fds taken per {@code epoll_wait}; more are reported by the next wait, at once. */
+    static final int EVENTS_PER_WAIT = 64;
+
+    /** Spins of the busy poll between two looks at the fds. */
+    static final int SPINS_PER_FD_LOOK = 16;
+
+    private static final VarHandle IDLE_NANOS;
+
+    private static final VarHandle WAKEUPS;
+
+    static {
+        try {
+            MethodHandles.Lookup lookup = MethodHandles.lookup();
+            IDLE_NANOS = lookup.findVarHandle(RpmaEventLoop.class, "idleNanos", long.class);
+            WAKEUPS = lookup.findVarHandle(RpmaEventLoop.class, "wakeups", long.class);
+        }
+        catch (ReflectiveOperationException ex) {
+            throw new ExceptionInInitializerError(ex);
+        }
+    }
+
+    /** Called on the loop thread when a registered fd is readable (level-triggered: until it is drained). */
+    @FunctionalInterface
+    public interface IoHandler {
+
+        /** @param kind what the handler registered the fd as (0 to 255) */
+        void onReadable(int kind);
+    }
+
+    /** Looked at in the busy poll; called on the loop thread. */
+    @FunctionalInterface
+    public interface BusyPoller {
+
+        /** One look, without a system call where possible; {@code true} when it found work. */
+        boolean pollOnce();
+    }
+
+    private enum State {
+        NEW, RUNNING, STOPPING, STOPPED
+    }
+
+    private final String name;
+
+    private final long busyPollNanos;
+
+    private final Epoll epoll = new Epoll(EVENTS_PER_WAIT);
+
+    private final Thread thread;
+
+    private final ConcurrentLinkedQueue<Runnable> tasks = new ConcurrentLinkedQueue<>();
+
+    /** A wake-up was written and the loop has not returned from its wait since: later ones need no syscall. */
+    private final AtomicBoolean wakeupPending = new AtomicBoolean();
+
+    private final CountDownLatch terminated = new CountDownLatch(1);
+
+    private final long startedNanos = System.nanoTime();
+
+    private volatile State state = State.NEW;
+
+    // owned by the loop thread
+    private @Nullable IoHandler[] handlers = new IoHandler[16];
+
+    private int[] freeSlots = new int[16];
+
+    private int freeCount;
+
+    private int nextSlot;
+
+    private BusyPoller[] pollers = new BusyPoller[8];
+
+    private int pollerCount;
+
+    private final ArrayDeque<Runnable> soon = new ArrayDeque<>();
+
+    private final PriorityQueue<Timer> timers = new PriorityQueue<>();
+
+    private long timerSequence;
+
+    @SuppressWarnings("unused") // through IDLE_NANOS: written by the loop, read by meters
+    private volatile long idleNanos;
+
+    @SuppressWarnings("unused") // through WAKEUPS
+    private volatile long wakeups;
+
+    /**
+     * @param name the thread's name
+     * @param busyPoll how long to keep polling the busy pollers after work before sleeping; zero sleeps at once
+     */
+    public RpmaEventLoop(String name, Duration busyPoll) {
+        this.name = name;
+        this.busyPollNanos = busyPoll.toNanos();
+        this.thread = new RpmaThread(this::run, name);
+        // daemon: the server keeps the JVM alive with a thread of its own while it runs, so that a loop
+        // stuck in application code cannot keep a JVM from exiting after the server gave up on it
+        this.thread.setDaemon(true);
+    }
+
+    public String name() {
+        return this.name;
+    }
+
+    /** Starts the loop thread; once. */
+    public synchronized void start() {
+        if (this.state != State.NEW) {
+            throw new IllegalStateException("Event loop '" + this.name + "' was already started");
+        }
+        this.state = State.RUNNING;
+        this.thread.start();
+    }
+
+    /** Whether the calling thread is this loop's. */
+    public boolean inLoop() {
+        return Thread.currentThread() == this.thread;
+    }
+
+    /** The loop's thread, for ownership checks and hand-offs (e.g. of a librpma endpoint). */
+    public Thread thread() {
+        return this.thread;
+    }
+
+    /**
+     * Runs {@code task} on the loop thread, after the tasks handed over before it. Any thread.
+     *
+     * @throws RejectedExecutionException once the loop has stopped
+     */
+    @Override
+    public void execute(Runnable task) {
+        State current = this.state;
+        if (current == State.STOPPED || current == State.STOPPING && !inLoop()) {
+            throw new RejectedExecutionException("Event loop '" + this.name + "' has stopped");
+        }
+        this.tasks.add(task);
+        if (this.state == State.STOPPED && this.tasks.remove(task)) {
+            // the loop ended between the check and the add, and will not run it
+            throw new RejectedExecutionException("Event loop '" + this.name + "' has stopped");
+        }
+        if (!inLoop()) {
+            wakeup();
+        }
+    }
+
+    /** Like {@link #execute}, but {@code false} instead of an exception once the loop has stopped. */
+    public boolean tryExecute(Runnable task) {
+        try {
+            execute(task);
+            return true;
+        }
+        catch (RejectedExecutionException ex) {
+            return false;
+        }
+    }
+
+    /** Makes the current or next wait return at once. Any thread. */
+    public void wakeup() {
+        // read first: while a wake-up is pending, the threads that hand over work only share the flag's line
+        if (!this.wakeupPending.get() && !this.wakeupPending.getAndSet(true)) {
+            this.epoll.wakeup();
+        }
+    }
+
+    /**
+     * Watches {@code fd}: {@code handler.onReadable(kind)} is called on this thread while it is
+     * readable. Loop thread only.
+     *
+     * @return the registration, for {@link #unregister}
+     */
+    public long register(int fd, IoHandler handler, int kind) {
+        checkInLoop("register");
+        if (kind < 0 || kind > 255) {
+            throw new IllegalArgumentException("kind must be 0 to 255, got " + kind);
+        }
+        int slot = (this.freeCount > 0) ? this.freeSlots[--this.freeCount] : this.nextSlot++;
+        if (slot >= this.handlers.length) {
+            this.handlers = java.util.Arrays.copyOf(this.handlers, this.handlers.length * 2);
+        }
+        long token = ((long) slot << 8) | kind;
+        this.epoll.add(fd, token);
+        this.handlers[slot] = handler;
+        return token;
+    }
+
+    /**
+     * Stops watching {@code fd}; call it before the fd is closed (librpma closes a connection's fds
+     * when it deletes the connection). Loop thread only.
+     */
+    public void unregister(int fd, long registration) {
+        checkInLoop("unregister");
+        int slot = (int) (registration >>> 8);
+        this.handlers[slot] = null;
+        if (this.freeCount == this.freeSlots.length) {
+            this.freeSlots = java.util.Arrays.copyOf(this.freeSlots, this.freeSlots.length * 2);
+        }
+        this.freeSlots[this.freeCount++] = slot;
+        this.epoll.remove(fd);
+    }
+
+    /** Adds a poller to the busy poll. Loop thread only. */
+    public void addBusyPoller(BusyPoller poller) {
+        checkInLoop("addBusyPoller");
+        if (this.pollerCount == this.pollers.length) {
+            this.pollers = java.util.Arrays.copyOf(this.pollers, this.pollers.length * 2);
+        }
+        this.pollers[this.pollerCount++] = poller;
+    }
+
+    /** Removes a poller from the busy poll. Loop thread only. */
+    public void removeBusyPoller(BusyPoller poller) {
+        checkInLoop("removeBusyPoller");
+        for (int i = 0; i < this.pollerCount; i++) {
+            if (this.pollers[i] == poller) {
+                // the order of the pollers does not matter: the last one takes the removed one's place
+                this.pollers[i] = this.pollers[--this.pollerCount];
+                this.pollers[this.pollerCount] = null;
+                return;
+            }
+        }
+    }
+
+    /**
+     * Runs {@code work} in this loop's next round, before it waits: for work left over when a
+     * handler stopped at its budget, since a drained fd reports nothing new. Loop thread only.
+     */
+    public void runSoon(Runnable work) {
+        checkInLoop("runSoon");
+        this.soon.add(work);
+    }
+
+    /** Runs {@code task} on this thread after {@code delay}. Loop thread only. */
+    public Timer schedule(Runnable task, Duration delay) {
+        checkInLoop("schedule");
+        Timer timer = new Timer(task, System.nanoTime() + delay.toNanos(), this.timerSequence++);
+        this.timers.add(timer);
+        return timer;
+    }
+
+    /** Time the loop spent waiting for events since it was created; the rest it ran or spun. */
+    public long idleNanos() {
+        return (long) IDLE_NANOS.getOpaque(this);
+    }
+
+    /** Time since the loop was created. */
+    public long aliveNanos() {
+        return System.nanoTime() - this.startedNanos;
+    }
+
+    /** How many times the loop returned from a wait. */
+    public long wakeups() {
+        return (long) WAKEUPS.getOpaque(this);
+    }
+
+    /**
+     * Stops the loop after the tasks already handed over: it stops watching nothing itself, so
+     * whoever registered fds must have unregistered (and released) them first.
+     */
+    public void shutdown() {
+        synchronized (this) {
+            if (this.state == State.NEW) {
+                this.state = State.STOPPED;
+                this.epoll.close();
+                this.terminated.countDown();
+                return;
+            }
+            if (this.state != State.RUNNING) {
+                return;
+            }
+            this.state = State.STOPPING;
+        }
+        wakeup();
+    }
+
+    /** Waits until the loop thread ended; {@code false} on timeout. */
+    public boolean awaitTermination(Duration timeout) throws InterruptedException {
+        return this.terminated.await(timeout.toNanos(), TimeUnit.NANOSECONDS);
+    }
+
+    public boolean isTerminated() {
+        return this.terminated.getCount() == 0;
+    }
+
+    private void run() {
+        try {
+            while (this.state == State.RUNNING) {
+                round();
+            }
+            // what was handed over before the stop still runs (it may release native objects)
+            runTasks();
+            runSoonWork();
+        }
+        catch (Throwable ex) {
+            logger.error("Event loop '{}' failed and stops; what it owns is left as it is", this.name, ex);
+        }
+        finally {
+            this.state = State.STOPPED;
+            // a task handed over while the loop ended is either run here or refused by execute()
+            runTasks();
+            this.epoll.close();
+            this.terminated.countDown();
+        }
+    }
+
+    private void round() {
+        int timeout = waitTimeout();
+        int ready;
+        if (timeout != 0) {
+            long before = System.nanoTime();
+            ready = this.epoll.await(timeout);
+            IDLE_NANOS.setOpaque(this, (long) IDLE_NANOS.getOpaque(this) + (System.nanoTime() - before));
+        }
+        else {
+            ready = this.epoll.await(0);
+        }
+        WAKEUPS.setOpaque(this, (long) WAKEUPS.getOpaque(this) + 1);
+        // before the tasks run: a task added from here on either runs below or wakes the next wait
+        this.wakeupPending.set(false);
+        dispatch(ready);
+        boolean worked = ready > 0;
+        worked |= runTasks();
+        worked |= runSoonWork();
+        if (!this.timers.isEmpty()) {
+            runTimers();
+        }
+        if (worked && this.pollerCount > 0 && this.busyPollNanos > 0) {
+            spin();
+        }
+    }
+
+    private int waitTimeout() {
+        if (!this.tasks.isEmpty() || !this.soon.isEmpty()) {
+            return 0;
+        }
+        Timer next = this.timers.peek();
+        if (next == null) {
+            return -1;
+        }
+        long nanos = next.deadline - System.nanoTime();
+        return (nanos <= 0) ? 0 : (int) Math.min(Integer.MAX_VALUE, TimeUnit.NANOSECONDS.toMillis(nanos + 999_999));
+    }
+
+    private void dispatch(int ready) {
+        for (int i = 0; i < ready; i++) {
+            long token = this.epoll.token(i);
+            IoHandler handler = this.handlers[(int) (token >>> 8)];
+            if (handler != null) {
+                handler.onReadable((int) token & 0xFF);
+            }
+        }
+    }
+
+    private boolean runTasks() {
+        boolean ran = false;
+        Runnable task;
+        while ((task = this.tasks.poll()) != null) {
+            ran = true;
+            runSafely(task);
+        }
+        return ran;
+    }
+
+    private boolean runSoonWork() {
+        int count = this.soon.size();
+        for (int i = 0; i < count; i++) {
+            // what these add runs in the next round
+            runSafely(this.soon.poll());
+        }
+        return count > 0;
+    }
+
+    private void runTimers() {
+        long now = System.nanoTime();
+        Timer timer;
+        while ((timer = this.timers.peek()) != null && now - timer.deadline >= 0) {
+            this.timers.poll();
+            if (!timer.cancelled) {
+                runSafely(timer.task);
+            }
+        }
+    }
+
+    /**
+     * Busy-polls until a whole busy-poll time passed without work, tasks arrived, or the loop stops;
+     * looks at the fds (and the timers) every few spins.
+     */
+    private void spin() {
+        long deadline = 0;
+        int spins = 0;
+        while (this.state == State.RUNNING) {
+            boolean found = false;
+            BusyPoller[] current = this.pollers;
+            for (int i = 0; i < this.pollerCount; i++) {
+                found |= current[i].pollOnce();
+            }
+            if (!this.tasks.isEmpty() || !this.soon.isEmpty() || this.pollerCount == 0) {
+                return;
+            }
+            if (++spins == SPINS_PER_FD_LOOK) {
+                spins = 0;
+                int ready = this.epoll.await(0);
+                dispatch(ready);
+                found |= ready > 0;
+                if (!this.timers.isEmpty()) {
+                    runTimers();
+                }
+            }
+            if (found) {
+                // work came: the busy-poll time starts again, read from the clock at the next empty look
+                deadline = 0;
+                continue;
+            }
+            long now = System.nanoTime();
+            if (deadline == 0) {
+                deadline = now + this.busyPollNanos;
+            }
+            else if (now - deadline >= 0) {
+                return;
+            }
+            // lets another runnable thread on this CPU (a client, the provider's threads) go on
+            Thread.yield();
+        }
+    }
+
+    private void runSafely(Runnable task) {
+        try {
+            task.run();
+        }
+        catch (RuntimeException ex) {
+            // one failing task must not take the loop and everything it owns down with it
+            logger.error("A task on event loop '{}' failed", this.name, ex);
+        }
+    }
+
+    private void checkInLoop(String method) {
+        if (!inLoop()) {
+            throw new IllegalStateException("RpmaEventLoop." + method + "() must run on the loop's thread '"
+                    + this.name + "', not on '" + Thread.currentThread().getName() + "': hand it over with execute()");
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "RpmaEventLoop[" + this.name + ", " + this.state + "]";
+    }
+
+    /** A task due at a time; cancel it on the loop thread. */
+    public static final class Timer implements Comparable<Timer> {
+
+        private final Runnable task;
+
+        private final long deadline;
+
+        private final long sequence;
+
+        private boolean cancelled;
+
+        private Timer(Runnable task, long deadline, long sequence) {
+            this.task = task;
+            this.deadline = deadline;
+            this.sequence = sequence;
+        }
+
+        /** Keeps the task from running; loop thread only. */
+        public void cancel() {
+            this.cancelled = true;
+        }
+
+        @Override
+        public int compareTo(Timer other) {
+            int byTime = Long.compare(this.deadline - other.deadline, 0);
+            return (byTime != 0) ? byTime : Long.compare(this.sequence, other.sequence);
+        }
+    }
+}

@@ -1,0 +1,192 @@
+package dev.rpma.server;
+
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.function.BooleanSupplier;
+
+import org.jspecify.annotations.Nullable;
+
+import dev.rpma.jna.Rpma;
+import dev.rpma.jna.RpmaConnectionConfig;
+import dev.rpma.jna.testing.FakeConnection;
+import dev.rpma.jna.testing.FakeEndpoint;
+import dev.rpma.jna.testing.FakeLibRpma;
+import dev.rpma.jna.testing.FakeRequest;
+
+/**
+ * A server with one endpoint (or more) over the scripted fake: the settings a test varies, the
+ * server, the fake endpoint to script, what the session listeners heard, and a bounded wait for
+ * asynchronous outcomes. {@link #close()} stops the server and closes the fake.
+ */
+public final class ServerHarness implements AutoCloseable {
+
+    public static final String ADDRESS = "198.18.0.1";
+
+    public static final int PORT = 7204;
+
+    public static final Duration WAIT = Duration.ofSeconds(10);
+
+    public final FakeLibRpma fake = new FakeLibRpma().requireNonBlockingEndpointFd(true);
+
+    /** What the session listeners heard, in order: "ESTABLISHED" and the end reasons' names. */
+    public final List<String> events = new CopyOnWriteArrayList<>();
+
+    public final List<RpmaSession> established = new CopyOnWriteArrayList<>();
+
+    public final List<RpmaSessionEnd> ended = new CopyOnWriteArrayList<>();
+
+    public final List<String> listenerThreads = new CopyOnWriteArrayList<>();
+
+    public RpmaServer server;
+
+    public FakeEndpoint endpoint;
+
+    public RpmaEndpointSettings.Acceptor acceptor = new RpmaEndpointSettings.Acceptor(8, 2, Duration.ofSeconds(5),
+            Duration.ofMillis(50), 10, false, true, RpmaEndpointSettings.Acceptor.DEFAULT_SPIN_LOOKS);
+
+    public RpmaEndpointSettings.Messages messages = RpmaEndpointSettings.Messages.DEFAULTS.withMode(RpmaWireMode.RAW)
+        .withMaxMessageSize(64);
+
+    public RpmaEndpointSettings.Limits limits = RpmaEndpointSettings.Limits.DEFAULTS;
+
+    public Duration gracePeriod = Duration.ofMillis(200);
+
+    public int eventLoops = 1;
+
+    public Duration busyPoll = Duration.ZERO;
+
+    /** The message handlers of the endpoint by route; empty: no data path. */
+    public Map<String, RpmaMessageHandler> messageHandlers = new LinkedHashMap<>();
+
+    public List<RpmaRegionDefinition> regions = new ArrayList<>();
+
+    public RpmaServerObserver observer = RpmaServerObserver.NONE;
+
+    public ServerHarness start(RpmaRequestHandler handler) {
+        listen(handler);
+        this.server.start();
+        return this;
+    }
+
+    /** Serves raw messages with {@code handler}, and connects every request. */
+    public ServerHarness startRaw(RpmaMessageHandler handler) {
+        this.messageHandlers.put("", handler);
+        return start(RpmaIncomingRequest::connect);
+    }
+
+    public RpmaEndpointSettings settings() {
+        return new RpmaEndpointSettings(RpmaEndpointSettings.DEFAULT_ENDPOINT, ADDRESS, PORT, this.acceptor,
+                this.messages, this.limits);
+    }
+
+    /** The server listening, not yet accepting. */
+    public ServerHarness listen(RpmaRequestHandler handler) {
+        RpmaServerSettings settings = new RpmaServerSettings(this.eventLoops, this.busyPoll, this.gracePeriod,
+                List.of(settings()), this.regions);
+        this.server = RpmaServer.listen(Rpma.using(this.fake), settings, new RpmaServer.Components() {
+
+            @Override
+            public RpmaRequestHandler handler(String endpointName) {
+                return handler;
+            }
+
+            @Override
+            public Map<String, RpmaMessageHandler> messageHandlers(String endpoint) {
+                return ServerHarness.this.messageHandlers;
+            }
+
+            @Override
+            public @Nullable RpmaConnectionConfig requestConfig(Rpma rpma, RpmaEndpointSettings endpoint,
+                    RpmaQueueSizes needed) {
+                return rpma.newConnectionConfig().cqSize(Math.max(16, needed.cq())).sqSize(Math.max(10, needed.sq()))
+                    .rqSize(Math.max(10, needed.rq()));
+            }
+
+            @Override
+            public RpmaServerObserver observer() {
+                return ServerHarness.this.observer;
+            }
+
+            @Override
+            public List<RpmaSessionListener> sessionListeners(String endpoint) {
+                return List.of(new RpmaSessionListener() {
+
+                    @Override
+                    public void sessionEstablished(RpmaSession session) {
+                        ServerHarness.this.listenerThreads.add(Thread.currentThread().getName());
+                        ServerHarness.this.established.add(session);
+                        ServerHarness.this.events.add("ESTABLISHED");
+                    }
+
+                    @Override
+                    public void sessionEnded(RpmaSession session, RpmaSessionEnd end) {
+                        ServerHarness.this.listenerThreads.add(Thread.currentThread().getName());
+                        ServerHarness.this.ended.add(end);
+                        ServerHarness.this.events.add(end.reason().name());
+                    }
+                });
+            }
+        });
+        this.endpoint = this.fake.endpointAt(ADDRESS, PORT);
+        return this;
+    }
+
+    public RpmaServedEndpoint served() {
+        return this.server.endpoint(RpmaEndpointSettings.DEFAULT_ENDPOINT);
+    }
+
+    public RpmaEndpointStatistics statistics() {
+        return served().statistics();
+    }
+
+    /** A request with {@code privateData}, connected by the handler, and its connection once established. */
+    public FakeConnection connectOne(byte[] privateData) {
+        int before = this.established.size();
+        FakeRequest request = this.endpoint.queueRequest(privateData);
+        await("the connect", () -> request.connection() != null);
+        await("ESTABLISHED heard", () -> this.established.size() > before);
+        return request.connection();
+    }
+
+    public FakeConnection connectOne() {
+        return connectOne(new byte[] { 1 });
+    }
+
+    public void await(String what, BooleanSupplier condition) {
+        if (!this.fake.await(WAIT, condition)) {
+            throw new AssertionError("timed out waiting for " + what + "; violations: " + this.fake.violations());
+        }
+    }
+
+    /** Stops the server and waits until everything native is released. */
+    public void stop() {
+        if (this.server != null) {
+            this.server.close();
+        }
+    }
+
+    @Override
+    public void close() {
+        try {
+            stop();
+        }
+        finally {
+            this.fake.close();
+        }
+    }
+
+    /** An 8-byte little-endian message, as librpma's example 08 sends. */
+    public static byte[] u64(long value) {
+        return ByteBuffer.allocate(8).order(ByteOrder.LITTLE_ENDIAN).putLong(0, value).array();
+    }
+
+    public static long u64(byte[] message) {
+        return ByteBuffer.wrap(message).order(ByteOrder.LITTLE_ENDIAN).getLong(0);
+    }
+}
