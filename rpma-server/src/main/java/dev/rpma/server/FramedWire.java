@@ -172,7 +172,8 @@ final class FramedWire extends WireFormat {
     static String routeText(ByteBuffer frame, int length) {
         int routeLength = frame.get(3) & 0xFF;
         byte[] bytes = new byte[Math.min(routeLength, Math.max(0, length - HEADER_SIZE))];
-        frame.get(length - bytes.length, bytes);
+        // the whole slot: reading the frame left its limit at the payload's end
+        frame.duplicate().clear().get(length - bytes.length, bytes);
         return new String(bytes, StandardCharsets.UTF_8);
     }
 

@@ -1,0 +1,244 @@
+package dev.rpma.server.loop;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.BooleanSupplier;
+
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+import com.sun.jna.Memory;
+import com.sun.jna.Pointer;
+
+import dev.rpma.jna.raw.LibC;
+
+/** One event loop on real eventfds: its fds, tasks, timers, busy poll, and its stop. */
+@Timeout(60)
+class RpmaEventLoopTest {
+
+    private final RpmaEventLoop loop = new RpmaEventLoop("loop-under-test", Duration.ZERO);
+
+    private final int fd = LibC.eventfd(0, LibC.EFD_CLOEXEC | LibC.EFD_NONBLOCK);
+
+    private final Memory eight = new Memory(8);
+
+    @AfterEach
+    void stop() throws InterruptedException {
+        this.loop.shutdown();
+        assertThat(this.loop.awaitTermination(Duration.ofSeconds(10))).isTrue();
+        LibC.close(this.fd);
+        this.eight.close();
+    }
+
+    private void signal() {
+        this.eight.setLong(0, 1);
+        LibC.write(this.fd, Pointer.nativeValue(this.eight), 8);
+    }
+
+    private void drain() {
+        LibC.read(this.fd, Pointer.nativeValue(this.eight), 8);
+    }
+
+    @Test
+    void tasksFromOtherThreadsRunInOrderOnTheLoopThread() throws InterruptedException {
+        this.loop.start();
+        List<String> ran = new CopyOnWriteArrayList<>();
+        for (int i = 0; i < 100; i++) {
+            int index = i;
+            this.loop.execute(() -> ran.add(index + "@" + Thread.currentThread().getName()));
+        }
+        await("every task", () -> ran.size() == 100);
+        for (int i = 0; i < 100; i++) {
+            assertThat(ran.get(i)).isEqualTo(i + "@loop-under-test");
+        }
+        assertThat(this.loop.inLoop()).isFalse();
+    }
+
+    @Test
+    void aRegisteredFdCallsItsHandlerWhileReadableAndNotOnceUnregistered() throws Exception {
+        this.loop.start();
+        AtomicInteger calls = new AtomicInteger();
+        CompletableFuture<Long> registration = new CompletableFuture<>();
+        this.loop.execute(() -> registration.complete(this.loop.register(this.fd, (kind) -> {
+            assertThat(kind).isEqualTo(7);
+            calls.incrementAndGet();
+            drain();
+        }, 7)));
+        long key = registration.get(10, TimeUnit.SECONDS);
+        signal();
+        await("the handler", () -> calls.get() == 1);
+        CountDownLatch unregistered = new CountDownLatch(1);
+        this.loop.execute(() -> {
+            this.loop.unregister(this.fd, key);
+            unregistered.countDown();
+        });
+        assertThat(unregistered.await(10, TimeUnit.SECONDS)).isTrue();
+        signal();
+        Thread.sleep(50);
+        assertThat(calls).hasValue(1);
+        drain();
+    }
+
+    @Test
+    void timersRunInTheirOrderAndACancelledOneNever() {
+        this.loop.start();
+        List<String> ran = new CopyOnWriteArrayList<>();
+        this.loop.execute(() -> {
+            this.loop.schedule(() -> ran.add("late"), Duration.ofMillis(60));
+            this.loop.schedule(() -> ran.add("early"), Duration.ofMillis(20));
+            RpmaEventLoop.Timer cancelled = this.loop.schedule(() -> ran.add("cancelled"), Duration.ofMillis(40));
+            cancelled.cancel();
+        });
+        await("both timers", () -> ran.size() == 2);
+        assertThat(ran).containsExactly("early", "late");
+    }
+
+    @Test
+    void workRunSoonRunsInTheNextRoundWithoutWaiting() {
+        this.loop.start();
+        List<String> ran = new CopyOnWriteArrayList<>();
+        this.loop.execute(() -> {
+            this.loop.runSoon(() -> ran.add("soon"));
+            ran.add("now");
+        });
+        await("the work", () -> ran.size() == 2);
+        assertThat(ran).containsExactly("now", "soon");
+    }
+
+    @Test
+    void callsThatBelongToTheLoopFailElsewhereAndSayWhatToDo() {
+        this.loop.start();
+        assertThatThrownBy(() -> this.loop.register(this.fd, (kind) -> {
+        }, 0)).isInstanceOf(IllegalStateException.class).hasMessageContaining("execute()");
+        assertThatThrownBy(() -> this.loop.schedule(() -> {
+        }, Duration.ZERO)).isInstanceOf(IllegalStateException.class);
+        assertThatThrownBy(() -> this.loop.addBusyPoller(() -> false)).isInstanceOf(IllegalStateException.class);
+    }
+
+    @Test
+    void aFailingTaskDoesNotStopTheLoop() {
+        this.loop.start();
+        AtomicInteger after = new AtomicInteger();
+        this.loop.execute(() -> {
+            throw new IllegalStateException("on purpose");
+        });
+        this.loop.execute(after::incrementAndGet);
+        await("the task after", () -> after.get() == 1);
+    }
+
+    @Test
+    void theStopRunsTheTasksHandedOverBeforeItAndRefusesLaterOnes() throws InterruptedException {
+        this.loop.start();
+        CountDownLatch hold = new CountDownLatch(1);
+        AtomicInteger ran = new AtomicInteger();
+        this.loop.execute(() -> {
+            try {
+                hold.await();
+            }
+            catch (InterruptedException ex) {
+                Thread.currentThread().interrupt();
+            }
+        });
+        this.loop.execute(ran::incrementAndGet);
+        this.loop.shutdown();
+        hold.countDown();
+        assertThat(this.loop.awaitTermination(Duration.ofSeconds(10))).isTrue();
+        assertThat(ran).hasValue(1);
+        assertThatThrownBy(() -> this.loop.execute(ran::incrementAndGet)).isInstanceOf(RejectedExecutionException.class);
+        assertThat(this.loop.tryExecute(ran::incrementAndGet)).isFalse();
+    }
+
+    @Test
+    void anIdleLoopSleepsAndCountsItsIdleTime() throws InterruptedException {
+        this.loop.start();
+        Thread.sleep(200);
+        long wakeups = this.loop.wakeups();
+        this.loop.execute(() -> {
+        });
+        await("the wake-up", () -> this.loop.wakeups() > wakeups);
+        // the time of a wait is counted once it ended
+        assertThat(this.loop.idleNanos()).isGreaterThan(TimeUnit.MILLISECONDS.toNanos(150));
+        assertThat(this.loop.aliveNanos()).isGreaterThan(this.loop.idleNanos());
+    }
+
+    @Test
+    void theBusyPollKeepsLookingWhileWorkComesAndSleepsABusyPollTimeAfterTheLast() throws InterruptedException {
+        RpmaEventLoop busy = new RpmaEventLoop("busy-loop", Duration.ofMillis(50));
+        busy.start();
+        try {
+            AtomicInteger work = new AtomicInteger();
+            AtomicInteger looks = new AtomicInteger();
+            CountDownLatch added = new CountDownLatch(1);
+            busy.execute(() -> {
+                busy.addBusyPoller(() -> {
+                    looks.incrementAndGet();
+                    return work.getAndUpdate((left) -> Math.max(0, left - 1)) > 0;
+                });
+                added.countDown();
+            });
+            assertThat(added.await(10, TimeUnit.SECONDS)).isTrue();
+            work.set(1000);
+            busy.execute(() -> {
+            });
+            await("the work found by looks", () -> work.get() == 0);
+            // after the last work it looks for up to 50 ms, then sleeps: the looks stop
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+            int before;
+            do {
+                before = looks.get();
+                Thread.sleep(200);
+            }
+            while (looks.get() != before && System.nanoTime() - deadline < 0);
+            assertThat(looks.get()).as("no looks while asleep").isEqualTo(before);
+        }
+        finally {
+            busy.shutdown();
+        }
+        assertThat(busy.awaitTermination(Duration.ofSeconds(10))).isTrue();
+    }
+
+    @Test
+    void aLoopThatNeverStartedStopsAtOnce() throws InterruptedException {
+        RpmaEventLoop unstarted = new RpmaEventLoop("never", Duration.ZERO);
+        unstarted.shutdown();
+        assertThat(unstarted.awaitTermination(Duration.ZERO)).isTrue();
+        assertThatThrownBy(unstarted::start).isInstanceOf(IllegalStateException.class);
+    }
+
+    @Test
+    void aGroupAssignsNewConnectionsToTheLoopWithTheFewest() {
+        RpmaEventLoopGroup group = new RpmaEventLoopGroup(3, "group-", Duration.ZERO);
+        int first = group.next();
+        int second = group.next();
+        int third = group.next();
+        assertThat(List.of(first, second, third)).containsExactlyInAnyOrder(0, 1, 2);
+        group.released(second);
+        assertThat(group.next()).isEqualTo(second);
+        assertThat(group.owned(first)).isOne();
+        group.shutdown();
+        assertThat(RpmaEventLoopGroup.defaultSize()).isBetween(1, Runtime.getRuntime().availableProcessors());
+    }
+
+    private static void await(String what, BooleanSupplier condition) {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (!condition.getAsBoolean()) {
+            assertThat(System.nanoTime() - deadline).as("waiting for " + what).isNegative();
+            try {
+                Thread.sleep(1);
+            }
+            catch (InterruptedException ex) {
+                throw new AssertionError(ex);
+            }
+        }
+    }
+}
