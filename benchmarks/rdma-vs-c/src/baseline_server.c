@@ -2,23 +2,37 @@
  * baseline_server.c - the C baseline for the rdma-vs-c comparison: a librpma server
  * doing the same work as the Java sample app, on one thread, with one poll() loop.
  *
- *   baseline_server hello|pingpong ADDR PORT [--busy-poll-us N]
+ *   baseline_server hello|read|pingpong ADDR PORT [--window W] [--busy-poll-us N]
  *
  * Serves until SIGINT/SIGTERM, then disconnects every client, waits (bounded) for
  * their CLOSED events, deletes everything and exits 0 (1 if anything failed).
  *
- * Protocols (wire-compatible with librpma's examples 01-connection and
- * 08-messages-ping-pong):
+ * Protocols (wire-compatible with librpma's examples 01-connection, 02-read-to-volatile
+ * and 08-messages-ping-pong):
  *   hello:    the client connects with private data "Hello server!\0" (14 bytes);
- *             the server accepts with "Hello client!\0"; the client disconnects.
- *   pingpong: each message is one little-endian u64. A receive is posted on the
- *             request before accepting; for each received value v the server posts
- *             the next receive and sends v+1; v == UINT64_MAX means "done": the
- *             server disconnects, waits for CLOSED and deletes the connection.
+ *             the server accepts with "Hello client!\0"; once ESTABLISHED the server
+ *             disconnects, waits for CLOSED and deletes the connection (the example's
+ *             server ends the connection: its client waits for that CLOSED).
+ *   read:     "Hello client!\0" (14 bytes) is registered once (RPMA_MR_USAGE_READ_SRC);
+ *             every request is accepted with the examples' common_data as private data
+ *             (u16 data_offset 0, u8 mr_desc_size, u8 pcfg_desc_size 0, char
+ *             descriptors[24] holding the region's descriptor; 28 bytes, little-endian);
+ *             the client rpma_reads the string and disconnects; the server waits for
+ *             CLOSED, disconnects and deletes. The region is deregistered at shutdown.
+ *   pingpong: each message is one little-endian u64. W receives are posted on the
+ *             request before accepting (--window W, default 1: W 8-byte slots cut from one
+ *             registered region per connection, and W send slots from one other); for each
+ *             received value v the server reposts that receive and sends v+1 from a free
+ *             send slot (free again when its send completion arrives; a reply waits in a
+ *             queue of W while none is free); v == UINT64_MAX means "done": the server
+ *             disconnects, waits for CLOSED and deletes the connection. The connection's
+ *             queues are sized for W (SQ and RQ >= W, CQ >= 2W; librpma's 10 at least).
  *
  * The event loop polls: a signalfd, the endpoint fd (non-blocking) and, for each
  * connection, its CM event fd (non-blocking) and, in pingpong mode, the fd of its
  * completion channel (non-blocking). Every librpma object is owned by this thread.
+ * The poll set grows with the connections (no fixed limit); RLIMIT_NOFILE is raised to
+ * its hard limit because each connection holds two fds (CM event and completion channel).
  *
  * --busy-poll-us N (pingpong): before blocking in poll(), poll the connections' CQs with
  * rpma_cq_get_wc for up to N microseconds (sched_yield() between looks, so that other
@@ -41,6 +55,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/signalfd.h>
 #include <sched.h>
 #include <time.h>
@@ -48,11 +63,23 @@
 
 #define SHUTDOWN_GRACE_MS 3000  /* how long to wait for CLOSED after SIGTERM */
 #define WC_BATCH 16
+#define MSG_SIZE sizeof(uint64_t)
+#define WR_RECV (1ull << 63)    /* wr_id of a receive: WR_RECV | slot; of a send: slot */
+#define MAX_WINDOW 4096
+#define DESCRIPTORS_MAX_SIZE 24
 
 static const char HELLO_CLIENT[] = "Hello client!";   /* sent with its '\0': 14 bytes */
 static const char HELLO_SERVER[] = "Hello server!";   /* expected from the client */
 
-enum mode { MODE_HELLO, MODE_PINGPONG };
+enum mode { MODE_HELLO, MODE_READ, MODE_PINGPONG };
+
+/* example 02's private data of the accept (common-conn.h), little-endian on the wire */
+struct common_data {
+	uint16_t data_offset;      /* user data offset in the region */
+	uint8_t mr_desc_size;      /* size of the region's descriptor in descriptors[] */
+	uint8_t pcfg_desc_size;    /* size of a peer-config descriptor after it (0: none) */
+	char descriptors[DESCRIPTORS_MAX_SIZE];
+};
 
 struct client {
 	struct client *next;
@@ -64,18 +91,28 @@ struct client {
 	bool established;
 	bool disconnect_sent;
 	bool dead;                    /* deleted; freed at the end of the loop iteration */
+	/* pingpong: `window` slots of MSG_SIZE bytes each, one registered region per pool */
 	uint64_t *recv_buf, *send_buf;
 	struct rpma_mr_local *recv_mr, *send_mr;
+	unsigned *free_send;          /* stack of send slots whose send completion arrived */
+	unsigned n_free;
+	uint64_t *pending;            /* replies waiting for a free send slot (ring of window) */
+	unsigned pending_head, n_pending;
 	unsigned long messages;
 };
 
 static struct {
-	unsigned long accepted, established, closed, forced, messages;
+	unsigned long accepted, established, closed, forced, messages, queued;
 	unsigned long bad_pdata, accept_errors, ep_errors, conn_errors, wc_errors, unknown_events;
 } stats;
 
 static enum mode mode;
 static uint64_t busy_poll_ns;
+static unsigned window = 1;
+static struct rpma_conn_cfg *conn_cfg;      /* pingpong with a window > 1; NULL: librpma's defaults */
+static char *read_buf;                      /* read mode: the registered string */
+static struct rpma_mr_local *read_mr;
+static struct common_data read_pdata;
 static struct rpma_peer *peer;
 static struct rpma_ep *ep;
 static struct client *clients;
@@ -109,7 +146,10 @@ static void client_free_buffers(struct client *c)
 		log_err("rpma_mr_dereg(send)", ret);
 	free(c->recv_buf);
 	free(c->send_buf);
-	c->recv_buf = c->send_buf = NULL;
+	free(c->free_send);
+	free(c->pending);
+	c->recv_buf = c->send_buf = c->pending = NULL;
+	c->free_send = NULL;
 }
 
 /* disconnect (unless done already), delete the connection, release its memory */
@@ -149,7 +189,8 @@ static void client_start_disconnect(struct client *c)
 static void accept_one(void)
 {
 	struct rpma_conn_req *req = NULL;
-	int ret = rpma_ep_next_conn_req(ep, NULL, &req);
+	/* the request's QP and CQ are created here, sized by conn_cfg */
+	int ret = rpma_ep_next_conn_req(ep, conn_cfg, &req);
 	if (ret == RPMA_E_NO_EVENT)
 		return;
 	if (ret == RPMA_E_INVAL || ret == RPMA_E_PROVIDER || ret == RPMA_E_NOMEM) {
@@ -180,23 +221,38 @@ static void accept_one(void)
 		pd.ptr = (void *)HELLO_CLIENT;
 		pd.len = sizeof(HELLO_CLIENT);   /* 14, with the terminating '\0' */
 		reply = &pd;
+	} else if (mode == MODE_READ) {
+		pd.ptr = &read_pdata;
+		pd.len = sizeof(read_pdata);     /* 28 */
+		reply = &pd;
 	} else {
-		if (posix_memalign((void **)&c->recv_buf, 64, sizeof(uint64_t)) ||
-				posix_memalign((void **)&c->send_buf, 64, sizeof(uint64_t)))
+		/* one region per pool, cut into `window` slots: one registration each, not one per slot */
+		size_t bytes = (size_t)window * MSG_SIZE;
+		if (posix_memalign((void **)&c->recv_buf, 64, bytes) ||
+				posix_memalign((void **)&c->send_buf, 64, bytes) ||
+				!(c->free_send = calloc(window, sizeof(*c->free_send))) ||
+				!(c->pending = calloc(window, sizeof(*c->pending))))
 			goto reject;
-		*c->recv_buf = *c->send_buf = 0;
-		if ((ret = rpma_mr_reg(peer, c->recv_buf, sizeof(uint64_t), RPMA_MR_USAGE_RECV, &c->recv_mr))) {
+		memset(c->recv_buf, 0, bytes);
+		memset(c->send_buf, 0, bytes);
+		for (unsigned i = 0; i < window; i++)
+			c->free_send[i] = window - 1 - i;   /* slot 0 on top */
+		c->n_free = window;
+		if ((ret = rpma_mr_reg(peer, c->recv_buf, bytes, RPMA_MR_USAGE_RECV, &c->recv_mr))) {
 			log_err("rpma_mr_reg(recv)", ret);
 			goto reject;
 		}
-		if ((ret = rpma_mr_reg(peer, c->send_buf, sizeof(uint64_t), RPMA_MR_USAGE_SEND, &c->send_mr))) {
+		if ((ret = rpma_mr_reg(peer, c->send_buf, bytes, RPMA_MR_USAGE_SEND, &c->send_mr))) {
 			log_err("rpma_mr_reg(send)", ret);
 			goto reject;
 		}
-		/* the first receive must be in place before the client can send */
-		if ((ret = rpma_conn_req_recv(req, c->recv_mr, 0, sizeof(uint64_t), c))) {
-			log_err("rpma_conn_req_recv", ret);
-			goto reject;
+		/* the receives must be in place before the client can send */
+		for (unsigned i = 0; i < window; i++) {
+			if ((ret = rpma_conn_req_recv(req, c->recv_mr, i * MSG_SIZE, MSG_SIZE,
+					(void *)(uintptr_t)(WR_RECV | i)))) {
+				log_err("rpma_conn_req_recv", ret);
+				goto reject;
+			}
 		}
 	}
 
@@ -257,9 +313,15 @@ static void handle_conn_event(struct client *c)
 	case RPMA_CONN_ESTABLISHED:
 		c->established = true;
 		stats.established++;
+		/* hello: the example's server ends the connection once it is established;
+		 * read and pingpong: the client does (pingpong: after "done") */
+		if (mode == MODE_HELLO)
+			client_start_disconnect(c);
 		break;
 	case RPMA_CONN_CLOSED:   /* DISCONNECTED or TIMEWAIT_EXIT: can come twice, the first one wins */
 	case RPMA_CONN_LOST:
+		/* valid in any state after the accept, also without ESTABLISHED: disconnect
+		 * (unless done already) and delete */
 		client_close(c, false);
 		break;
 	default:
@@ -271,25 +333,47 @@ static void handle_conn_event(struct client *c)
 	}
 }
 
-/* pingpong: one received value */
-static void handle_message(struct client *c, uint64_t v)
+/* pingpong: send `value` from a free send slot, or queue it until a send completion frees one */
+static int reply(struct client *c, uint64_t value)
+{
+	if (c->n_free == 0) {
+		if (c->n_pending == window) {
+			/* more unanswered messages than receives posted: not a client of this protocol */
+			fprintf(stderr, "baseline_server: connection %lu: more than %u replies waiting\n", c->id, window);
+			return -1;
+		}
+		c->pending[(c->pending_head + c->n_pending++) % window] = value;
+		stats.queued++;
+		return 0;
+	}
+	unsigned slot = c->free_send[--c->n_free];
+	c->send_buf[slot] = htole64(value);
+	int ret = rpma_send(c->conn, c->send_mr, slot * MSG_SIZE, MSG_SIZE, RPMA_F_COMPLETION_ALWAYS,
+		(void *)(uintptr_t)slot);
+	if (ret) {
+		log_err("rpma_send", ret);
+		return ret;
+	}
+	c->messages++;
+	stats.messages++;
+	return 0;
+}
+
+/* pingpong: value v arrived in receive slot `slot` */
+static void handle_message(struct client *c, unsigned slot, uint64_t v)
 {
 	int ret;
 	if (v == UINT64_MAX) {          /* the client is done */
 		client_start_disconnect(c);
 		return;
 	}
-	if ((ret = rpma_recv(c->conn, c->recv_mr, 0, sizeof(uint64_t), c))) {
+	/* the value is read already: the slot can take the next message */
+	if ((ret = rpma_recv(c->conn, c->recv_mr, slot * MSG_SIZE, MSG_SIZE, (void *)(uintptr_t)(WR_RECV | slot)))) {
 		log_err("rpma_recv", ret);
 		goto broken;
 	}
-	*c->send_buf = htole64(v + 1);
-	if ((ret = rpma_send(c->conn, c->send_mr, 0, sizeof(uint64_t), RPMA_F_COMPLETION_ALWAYS, c))) {
-		log_err("rpma_send", ret);
+	if (reply(c, v + 1))
 		goto broken;
-	}
-	c->messages++;
-	stats.messages++;
 	return;
 broken:
 	stats.conn_errors++;
@@ -300,26 +384,47 @@ broken:
 static void process_wcs(struct client *c, struct ibv_wc *wc, int got)
 {
 	for (int i = 0; i < got && !c->dead; i++) {
+		/* the opcode of a failed completion is undefined: the wr_id tells which it was */
+		bool is_recv = (wc[i].wr_id & WR_RECV) != 0;
+		unsigned slot = (unsigned)(wc[i].wr_id & ~WR_RECV);
 		if (wc[i].status != IBV_WC_SUCCESS) {
 			/* flushed work requests after a disconnect are expected */
 			if (!c->disconnect_sent) {
-				fprintf(stderr, "baseline_server: connection %lu: completion %s\n",
-					c->id, ibv_wc_status_str(wc[i].status));
+				fprintf(stderr, "baseline_server: connection %lu: %s completion %s (vendor_err %u)\n",
+					c->id, is_recv ? "receive" : "send", ibv_wc_status_str(wc[i].status),
+					wc[i].vendor_err);
 				stats.wc_errors++;
 				client_start_disconnect(c);
 			}
 			continue;
 		}
-		if (wc[i].opcode == IBV_WC_RECV) {
-			if (wc[i].byte_len != sizeof(uint64_t)) {
-				stats.wc_errors++;
-				client_start_disconnect(c);
+		if (slot >= window)
+			continue;   /* not a work request of ours */
+		if (is_recv) {
+			if (wc[i].byte_len != MSG_SIZE) {
+				if (!c->disconnect_sent) {
+					fprintf(stderr, "baseline_server: connection %lu: received %u bytes, expected %zu\n",
+						c->id, wc[i].byte_len, MSG_SIZE);
+					stats.wc_errors++;
+					client_start_disconnect(c);
+				}
 				continue;
 			}
 			if (!c->disconnect_sent)
-				handle_message(c, le64toh(*c->recv_buf));
+				handle_message(c, slot, le64toh(c->recv_buf[slot]));
+		} else {
+			/* the send slot is free again; a queued reply takes it at once */
+			c->free_send[c->n_free++] = slot;
+			if (c->n_pending && !c->disconnect_sent) {
+				uint64_t value = c->pending[c->pending_head];
+				c->pending_head = (c->pending_head + 1) % window;
+				c->n_pending--;
+				if (reply(c, value)) {
+					stats.conn_errors++;
+					client_start_disconnect(c);
+				}
+			}
 		}
-		/* IBV_WC_SEND: nothing to do, the buffer is reused only after the next receive */
 	}
 }
 
@@ -408,18 +513,104 @@ static unsigned count_clients(void)
 	return n;
 }
 
+static void usage(const char *argv0)
+{
+	fprintf(stderr, "usage: %s hello|read|pingpong ADDR PORT [--window W] [--busy-poll-us N]\n", argv0);
+	exit(2);
+}
+
+static unsigned long parse_ulong(const char *argv0, const char *s)
+{
+	char *end;
+	errno = 0;
+	unsigned long v = strtoul(s, &end, 10);
+	if (errno || *end || !*s || *s == '-')
+		usage(argv0);
+	return v;
+}
+
+/* read mode: register the string once and describe it in the accept's private data */
+static int read_region_new(void)
+{
+	static const char HELLO_STR[] = "Hello client!";   /* example 02's, with its '\0': 14 bytes */
+	int ret;
+	if (posix_memalign((void **)&read_buf, (size_t)sysconf(_SC_PAGESIZE), sizeof(HELLO_STR))) {
+		fprintf(stderr, "baseline_server: out of memory\n");
+		return -1;
+	}
+	memcpy(read_buf, HELLO_STR, sizeof(HELLO_STR));
+	if ((ret = rpma_mr_reg(peer, read_buf, sizeof(HELLO_STR), RPMA_MR_USAGE_READ_SRC, &read_mr))) {
+		log_err("rpma_mr_reg(read)", ret);
+		return ret;
+	}
+	size_t desc_size = 0;
+	if ((ret = rpma_mr_get_descriptor_size(read_mr, &desc_size))) {
+		log_err("rpma_mr_get_descriptor_size", ret);
+		return ret;
+	}
+	if (desc_size > DESCRIPTORS_MAX_SIZE) {
+		fprintf(stderr, "baseline_server: descriptor of %zu bytes does not fit\n", desc_size);
+		return -1;
+	}
+	memset(&read_pdata, 0, sizeof(read_pdata));
+	read_pdata.data_offset = htole16(0);
+	read_pdata.mr_desc_size = (uint8_t)desc_size;
+	read_pdata.pcfg_desc_size = 0;
+	if ((ret = rpma_mr_get_descriptor(read_mr, &read_pdata.descriptors[0]))) {
+		log_err("rpma_mr_get_descriptor", ret);
+		return ret;
+	}
+	return 0;
+}
+
+/* pingpong with a window: the connections' queues sized for it (librpma's 10 at least) */
+static int conn_cfg_new(void)
+{
+	uint32_t q = window > 10 ? window : 10, cq = 2 * window > 10 ? 2 * window : 10;
+	int ret;
+	if ((ret = rpma_conn_cfg_new(&conn_cfg)) || (ret = rpma_conn_cfg_set_sq_size(conn_cfg, q)) ||
+			(ret = rpma_conn_cfg_set_rq_size(conn_cfg, q)) || (ret = rpma_conn_cfg_set_cq_size(conn_cfg, cq))) {
+		log_err("rpma_conn_cfg", ret);
+		return ret;
+	}
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
-	if ((argc != 4 && !(argc == 6 && strcmp(argv[4], "--busy-poll-us") == 0)) ||
-			(strcmp(argv[1], "hello") && strcmp(argv[1], "pingpong"))) {
-		fprintf(stderr, "usage: %s hello|pingpong ADDR PORT [--busy-poll-us N]\n", argv[0]);
+	if (argc < 4)
+		usage(argv[0]);
+	if (!strcmp(argv[1], "hello"))
+		mode = MODE_HELLO;
+	else if (!strcmp(argv[1], "read"))
+		mode = MODE_READ;
+	else if (!strcmp(argv[1], "pingpong"))
+		mode = MODE_PINGPONG;
+	else
+		usage(argv[0]);
+	for (int i = 4; i < argc; i += 2) {
+		if (i + 1 >= argc)
+			usage(argv[0]);
+		if (!strcmp(argv[i], "--busy-poll-us"))
+			busy_poll_ns = parse_ulong(argv[0], argv[i + 1]) * 1000u;
+		else if (!strcmp(argv[i], "--window"))
+			window = (unsigned)parse_ulong(argv[0], argv[i + 1]);
+		else
+			usage(argv[0]);
+	}
+	if (window < 1 || window > MAX_WINDOW) {
+		fprintf(stderr, "baseline_server: --window must be 1..%d\n", MAX_WINDOW);
 		return 2;
 	}
-	if (argc == 6)
-		busy_poll_ns = strtoull(argv[5], NULL, 10) * 1000u;
-	mode = strcmp(argv[1], "hello") == 0 ? MODE_HELLO : MODE_PINGPONG;
 	const char *addr = argv[2], *port = argv[3];
 	int ret, rc = 0;
+
+	/* each connection holds a CM event channel and a completion channel fd: allow many */
+	struct rlimit rl;
+	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max) {
+		rl.rlim_cur = rl.rlim_max;
+		(void) setrlimit(RLIMIT_NOFILE, &rl);
+	}
 
 	/* librpma logs to syslog by default; also show errors on stderr */
 	(void) rpma_log_set_threshold(RPMA_LOG_THRESHOLD_AUX, RPMA_LOG_LEVEL_ERROR);
@@ -444,8 +635,18 @@ int main(int argc, char **argv)
 		log_err("rpma_peer_new", ret);
 		return 1;
 	}
+	if ((mode == MODE_READ && read_region_new()) || (mode == MODE_PINGPONG && window > 1 && conn_cfg_new())) {
+		(void) rpma_mr_dereg(&read_mr);
+		free(read_buf);
+		(void) rpma_conn_cfg_delete(&conn_cfg);
+		(void) rpma_peer_delete(&peer);
+		return 1;
+	}
 	if ((ret = rpma_ep_listen(peer, addr, port, &ep))) {
 		log_err("rpma_ep_listen", ret);
+		(void) rpma_mr_dereg(&read_mr);
+		free(read_buf);
+		(void) rpma_conn_cfg_delete(&conn_cfg);
 		(void) rpma_peer_delete(&peer);
 		return 1;
 	}
@@ -454,8 +655,11 @@ int main(int argc, char **argv)
 		log_err("rpma_ep_get_fd", ret);
 		return 1;
 	}
-	printf("baseline_server: %s listening on %s:%s (device %s)\n", argv[1], addr, port,
+	printf("baseline_server: %s listening on %s:%s (device %s", argv[1], addr, port,
 		ibv_get_device_name(ibv->device));
+	if (mode == MODE_PINGPONG)
+		printf(", window %u", window);
+	printf(")\n");
 	fflush(stdout);
 
 	enum { K_SIG, K_EP, K_EV, K_CQ };
@@ -562,6 +766,16 @@ int main(int argc, char **argv)
 		log_err("rpma_ep_shutdown", ret);
 		rc = 1;
 	}
+	/* the read region outlives every connection that could read it */
+	if ((ret = rpma_mr_dereg(&read_mr))) {
+		log_err("rpma_mr_dereg(read)", ret);
+		rc = 1;
+	}
+	free(read_buf);
+	if ((ret = rpma_conn_cfg_delete(&conn_cfg))) {
+		log_err("rpma_conn_cfg_delete", ret);
+		rc = 1;
+	}
 	if ((ret = rpma_peer_delete(&peer))) {
 		log_err("rpma_peer_delete", ret);
 		rc = 1;
@@ -571,9 +785,9 @@ int main(int argc, char **argv)
 		rc = 1;
 	printf("baseline_server: stopped: accepted=%lu established=%lu closed=%lu forced=%lu "
 		"messages=%lu bad_pdata=%lu accept_errors=%lu ep_errors=%lu conn_errors=%lu wc_errors=%lu "
-		"unknown_events=%lu\n",
+		"unknown_events=%lu queued_replies=%lu\n",
 		stats.accepted, stats.established, stats.closed, stats.forced, stats.messages,
 		stats.bad_pdata, stats.accept_errors, stats.ep_errors, stats.conn_errors, stats.wc_errors,
-		stats.unknown_events);
+		stats.unknown_events, stats.queued);
 	return rc;
 }

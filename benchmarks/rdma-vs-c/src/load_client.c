@@ -3,14 +3,26 @@
  * drives the C baseline server and the Java sample app).
  *
  *   load_client hello    ADDR PORT [--cycles N] [--concurrency C] [--timeout SEC] [--latency-file F]
- *   load_client pingpong ADDR PORT [--rounds R] [--concurrency C] [--warmup W] [--timeout SEC] [--latency-file F]
+ *   load_client pingpong ADDR PORT [--rounds R] [--concurrency C] [--warmup W] [--inflight K]
+ *                                  [--timeout SEC] [--latency-file F]
  *
  * hello:    C threads, each doing N sequential cycles of connect (private data
  *           "Hello server!\0") -> ESTABLISHED -> check the server's private data
- *           "Hello client!\0" -> disconnect -> CLOSED -> delete.
+ *           "Hello client!\0" -> disconnect -> CLOSED -> delete. (A server that
+ *           disconnects first, as librpma's example 01 server does, is fine: the
+ *           client's disconnect then answers the server's.)
  * pingpong: C threads, each with one connection doing W unmeasured + R measured
  *           round trips (send one little-endian u64 v, receive v+1), then sending
  *           UINT64_MAX ("done"); each round trip is timed with CLOCK_MONOTONIC.
+ *           --inflight K (default 1): each connection posts K receives on its request
+ *           (K 8-byte slots of one registered region; K send slots of another) and keeps
+ *           K messages in flight: K independent chains of values, each sending its next
+ *           value when the reply to its previous one and that send's completion are both
+ *           in; W + R counts messages per connection, each message's round trip (post of
+ *           the send -> its reply) is measured. Needs a server that posts >= K receives
+ *           per connection (baseline_server pingpong --window K). Queues are sized for K
+ *           (SQ, RQ >= K; CQ >= 2K). K = 1 is the plain one-at-a-time loop (its round
+ *           trip ends when both completions are in).
  *
  * --latency-file F appends every measured latency (ns, one per line) to F, so that
  * percentiles can be taken over several runs pooled (compare-in-vm.sh does).
@@ -18,7 +30,8 @@
  * A REJECTED/UNREACHABLE connect is retried (up to MAX_RETRIES, with back-off).
  * Prints one machine-readable line at the end:
  *   RESULT hello addr=.. concurrency=.. cycles=.. seconds=.. rate=.. p50_ms=.. p99_ms=.. retries=.. errors=..
- *   RESULT pingpong addr=.. concurrency=.. rounds=.. seconds=.. rate=.. p50_us=.. p99_us=.. mean_us=.. min_us=.. max_us=.. retries=.. errors=..
+ *   RESULT pingpong addr=.. concurrency=.. rounds=.. seconds=.. rate=.. p50_us=.. p99_us=.. mean_us=.. min_us=.. max_us=.. retries=.. errors=.. inflight=..
+ * (pingpong: rounds = measured messages over all connections, rate = messages per second)
  * Exit code 0 only when every cycle/round succeeded and verified.
  *
  * Written against the public API in <librpma.h> (librpma 1.2/1.3). librpma's
@@ -39,11 +52,15 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <time.h>
 #include <unistd.h>
 
 #define MAX_RETRIES 10
 #define WC_BATCH 4
+#define MSG_SIZE sizeof(uint64_t)
+#define WR_RECV (1ull << 63)     /* wr_id of a receive: WR_RECV | slot; of a send: slot */
+#define MAX_INFLIGHT 1024
 
 static const char HELLO_SERVER[] = "Hello server!";   /* sent with its '\0': 14 bytes */
 static const char HELLO_CLIENT[] = "Hello client!";   /* expected from the server */
@@ -52,7 +69,8 @@ static struct rpma_peer *peer;
 static const char *addr, *port;
 static pthread_mutex_t lib_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_barrier_t start_barrier;
-static long cycles = 50, rounds = 2000, warmup = 0;
+static long cycles = 50, rounds = 2000, warmup = 0, inflight = 1;
+static struct rpma_conn_cfg *conn_cfg;   /* --inflight > 1: queues sized for it; NULL: defaults */
 
 struct worker {
 	pthread_t tid;
@@ -87,23 +105,27 @@ static int next_event(struct worker *w, struct rpma_conn *conn, enum rpma_conn_e
 }
 
 /*
- * Connect with retries. recv_mr != NULL: post a receive of one u64 on the request
- * first. Returns the established connection or NULL (error counted).
+ * Connect with retries. recv_mr != NULL: post nrecv receives of one u64 on the request
+ * first (slot i at offset 8 i, wr_id WR_RECV | i). Returns the established connection or
+ * NULL (error counted).
  */
 static struct rpma_conn *connect_retrying(struct worker *w, const struct rpma_conn_private_data *pd,
-		struct rpma_mr_local *recv_mr)
+		struct rpma_mr_local *recv_mr, long nrecv)
 {
 	for (int attempt = 0; attempt <= MAX_RETRIES; attempt++) {
 		struct rpma_conn_req *req = NULL;
 		struct rpma_conn *conn = NULL;
 		pthread_mutex_lock(&lib_lock);
-		int ret = rpma_conn_req_new(peer, addr, port, NULL, &req);
+		int ret = rpma_conn_req_new(peer, addr, port, conn_cfg, &req);
 		pthread_mutex_unlock(&lib_lock);
 		if (ret) {
 			FAIL(w, "rpma_conn_req_new", ret);
 			return NULL;
 		}
-		if (recv_mr && (ret = rpma_conn_req_recv(req, recv_mr, 0, sizeof(uint64_t), NULL))) {
+		for (long i = 0; recv_mr && i < nrecv && !ret; i++)
+			ret = rpma_conn_req_recv(req, recv_mr, (size_t)i * MSG_SIZE, MSG_SIZE,
+				(void *)(uintptr_t)(WR_RECV | (uint64_t)i));
+		if (ret) {
 			FAIL(w, "rpma_conn_req_recv", ret);
 			(void) rpma_conn_req_delete(&req);
 			return NULL;
@@ -159,7 +181,7 @@ static void *hello_worker(void *arg)
 	w->t_first = now_ns();
 	for (long i = 0; i < cycles; i++) {
 		uint64_t t0 = now_ns();
-		struct rpma_conn *conn = connect_retrying(w, &pd, NULL);
+		struct rpma_conn *conn = connect_retrying(w, &pd, NULL, 0);
 		if (!conn)
 			break;
 		struct rpma_conn_private_data in = { NULL, 0 };
@@ -267,7 +289,7 @@ static void *pingpong_worker(void *arg)
 		goto out;
 	}
 
-	conn = connect_retrying(w, NULL, recv_mr);   /* first receive posted on the request */
+	conn = connect_retrying(w, NULL, recv_mr, 1);   /* first receive posted on the request */
 	if (!conn)
 		goto out;
 	struct rpma_cq *cq;
@@ -335,6 +357,197 @@ out:
 	return NULL;
 }
 
+/* --inflight K > 1: one of the K chains of values a connection keeps in flight */
+struct chain {
+	uint64_t value;       /* the value in flight; its reply is value + 1 */
+	uint64_t t_sent;      /* when its send was posted */
+	long msg;             /* the message's number on this connection (< warmup: unmeasured) */
+	bool send_done, reply_got, idle;
+};
+
+/* post chain j's next message from send slot j, if the connection has messages left */
+static int chain_send(struct worker *w, struct rpma_conn *conn, struct rpma_mr_local *send_mr,
+		uint64_t *send_buf, struct chain *ch, long j, long *sent)
+{
+	if (*sent >= warmup + rounds) {
+		ch[j].idle = true;
+		return 0;
+	}
+	ch[j].msg = (*sent)++;
+	ch[j].send_done = ch[j].reply_got = false;
+	send_buf[j] = htole64(ch[j].value);
+	ch[j].t_sent = now_ns();
+	if (ch[j].msg == warmup)
+		w->t_first = ch[j].t_sent;
+	int ret = rpma_send(conn, send_mr, (size_t)j * MSG_SIZE, MSG_SIZE, RPMA_F_COMPLETION_ALWAYS,
+		(void *)(uintptr_t)j);
+	if (ret)
+		FAIL(w, "rpma_send", ret);
+	return ret;
+}
+
+static void *pingpong_inflight_worker(void *arg)
+{
+	struct worker *w = arg;
+	uint64_t *recv_buf = NULL, *send_buf = NULL;
+	struct rpma_mr_local *recv_mr = NULL, *send_mr = NULL;
+	struct rpma_conn *conn = NULL;
+	struct chain *ch = NULL;
+	bool closed = false;
+	int ret;
+	const long k = inflight, total = warmup + rounds;
+	const size_t bytes = (size_t)k * MSG_SIZE;
+
+	pthread_barrier_wait(&start_barrier);
+	if (posix_memalign((void **)&recv_buf, 64, bytes) || posix_memalign((void **)&send_buf, 64, bytes) ||
+			!(ch = calloc((size_t)k, sizeof(*ch)))) {
+		w->errors++;
+		goto out;
+	}
+	memset(recv_buf, 0, bytes);
+	memset(send_buf, 0, bytes);
+	/* one region per pool, cut into K slots */
+	pthread_mutex_lock(&lib_lock);
+	ret = rpma_mr_reg(peer, recv_buf, bytes, RPMA_MR_USAGE_RECV, &recv_mr);
+	if (!ret)
+		ret = rpma_mr_reg(peer, send_buf, bytes, RPMA_MR_USAGE_SEND, &send_mr);
+	pthread_mutex_unlock(&lib_lock);
+	if (ret) {
+		FAIL(w, "rpma_mr_reg", ret);
+		goto out;
+	}
+
+	conn = connect_retrying(w, NULL, recv_mr, k);   /* K receives posted on the request */
+	if (!conn)
+		goto out;
+	struct rpma_cq *cq;
+	if ((ret = rpma_conn_get_cq(conn, &cq))) {
+		FAIL(w, "rpma_conn_get_cq", ret);
+		goto out_conn;
+	}
+	struct pollfd pfd[2] = { { -1, POLLIN, 0 }, { -1, POLLIN, 0 } };
+	(void) rpma_cq_get_fd(cq, &pfd[0].fd);
+	(void) rpma_conn_get_event_fd(conn, &pfd[1].fd);
+
+	/* distinct values per connection and chain: a reply names the chain it answers */
+	long sent = 0, received = 0;
+	for (long j = 0; j < k; j++) {
+		ch[j].value = (((uint64_t)w->idx + 1) << 32) + ((uint64_t)j << 20);
+		if (chain_send(w, conn, send_mr, send_buf, ch, j, &sent))
+			goto out_conn;
+	}
+	struct ibv_wc wc[64];
+	bool sends_pending = true;
+	while (received < total || sends_pending) {
+		int got = 0;
+		ret = rpma_cq_get_wc(cq, 64, wc, &got);
+		if (ret == RPMA_E_NO_COMPLETION) {
+			if (poll(pfd, 2, -1) < 0) {
+				if (errno == EINTR)
+					continue;
+				perror("poll");
+				w->errors++;
+				goto out_conn;
+			}
+			if (pfd[1].revents) {
+				enum rpma_conn_event ev = RPMA_CONN_UNDEFINED;
+				if (next_event(w, conn, &ev))
+					goto out_conn;
+				if (ev == RPMA_CONN_CLOSED || ev == RPMA_CONN_LOST) {
+					closed = true;
+					fprintf(stderr, "load_client[%d]: message %ld: the server closed the connection\n",
+						w->idx, received);
+					w->errors++;
+					goto out_conn;
+				}
+			}
+			if (pfd[0].revents) {
+				ret = rpma_cq_wait(cq);   /* consumes the channel event and re-arms the CQ */
+				if (ret && ret != RPMA_E_NO_COMPLETION) {
+					FAIL(w, "rpma_cq_wait", ret);
+					goto out_conn;
+				}
+			}
+			continue;
+		}
+		if (ret) {
+			FAIL(w, "rpma_cq_get_wc", ret);
+			goto out_conn;
+		}
+		for (int i = 0; i < got; i++) {
+			if (wc[i].status != IBV_WC_SUCCESS) {
+				fprintf(stderr, "load_client[%d]: %s completion %s\n", w->idx,
+					(wc[i].wr_id & WR_RECV) ? "receive" : "send", ibv_wc_status_str(wc[i].status));
+				w->errors++;
+				goto out_conn;
+			}
+			long j;
+			if (wc[i].opcode == IBV_WC_SEND) {
+				j = (long)wc[i].wr_id;
+				ch[j].send_done = true;
+			} else if (wc[i].opcode == IBV_WC_RECV) {
+				long slot = (long)(wc[i].wr_id & ~WR_RECV);
+				uint64_t t1 = now_ns();
+				uint64_t v = le64toh(recv_buf[slot]);
+				if (wc[i].byte_len != MSG_SIZE) {
+					fprintf(stderr, "load_client[%d]: received %u bytes\n", w->idx, wc[i].byte_len);
+					w->errors++;
+					goto out_conn;
+				}
+				/* the slot is read: it takes the next reply */
+				if (received + k < total && (ret = rpma_recv(conn, recv_mr, (size_t)slot * MSG_SIZE, MSG_SIZE,
+						(void *)(uintptr_t)(WR_RECV | (uint64_t)slot)))) {
+					FAIL(w, "rpma_recv", ret);
+					goto out_conn;
+				}
+				for (j = 0; j < k; j++)
+					if (!ch[j].idle && !ch[j].reply_got && ch[j].value + 1 == v)
+						break;
+				if (j == k) {
+					fprintf(stderr, "load_client[%d]: got %" PRIu64 ", answering no message in flight\n",
+						w->idx, v);
+					w->errors++;
+					goto out_conn;
+				}
+				if (ch[j].msg >= warmup) {
+					w->lat_ns[w->done++] = t1 - ch[j].t_sent;
+					w->t_last = t1;
+				}
+				ch[j].value = v;
+				ch[j].reply_got = true;
+				received++;
+			} else {
+				continue;
+			}
+			if (ch[j].send_done && ch[j].reply_got && chain_send(w, conn, send_mr, send_buf, ch, j, &sent))
+				goto out_conn;
+		}
+		sends_pending = false;
+		for (long j = 0; j < k; j++)
+			sends_pending |= !ch[j].idle;
+	}
+	/* "I am done": the server disconnects when it sees UINT64_MAX */
+	send_buf[0] = htole64(UINT64_MAX);
+	if ((ret = rpma_send(conn, send_mr, 0, MSG_SIZE, RPMA_F_COMPLETION_ALWAYS, NULL)))
+		FAIL(w, "rpma_send(done)", ret);
+	else if (wait_completions(w, conn, cq, 1, 0) == CONN_CLOSED)
+		closed = true;   /* expected here: the server disconnects after "done" */
+
+out_conn:
+	(void) close_conn(w, &conn, closed);
+out:
+	pthread_mutex_lock(&lib_lock);
+	if (recv_mr && (ret = rpma_mr_dereg(&recv_mr)))
+		FAIL(w, "rpma_mr_dereg", ret);
+	if (send_mr && (ret = rpma_mr_dereg(&send_mr)))
+		FAIL(w, "rpma_mr_dereg", ret);
+	pthread_mutex_unlock(&lib_lock);
+	free(recv_buf);
+	free(send_buf);
+	free(ch);
+	return NULL;
+}
+
 static int cmp_u64(const void *a, const void *b)
 {
 	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
@@ -368,8 +581,8 @@ int main(int argc, char **argv)
 {
 	if (argc < 4 || (strcmp(argv[1], "hello") && strcmp(argv[1], "pingpong"))) {
 		fprintf(stderr, "usage: %s hello ADDR PORT [--cycles N] [--concurrency C] [--timeout SEC] [--latency-file F]\n"
-			"       %s pingpong ADDR PORT [--rounds R] [--concurrency C] [--warmup W] [--timeout SEC]"
-			" [--latency-file F]\n",
+			"       %s pingpong ADDR PORT [--rounds R] [--concurrency C] [--warmup W] [--inflight K]"
+			" [--timeout SEC] [--latency-file F]\n",
 			argv[0], argv[0]);
 		return 2;
 	}
@@ -389,6 +602,8 @@ int main(int argc, char **argv)
 			rounds = parse_long(argv[i], argv[i + 1]);
 		else if (!strcmp(argv[i], "--warmup"))
 			warmup = parse_long(argv[i], argv[i + 1]);
+		else if (!strcmp(argv[i], "--inflight"))
+			inflight = parse_long(argv[i], argv[i + 1]);
 		else if (!strcmp(argv[i], "--concurrency"))
 			concurrency = parse_long(argv[i], argv[i + 1]);
 		else if (!strcmp(argv[i], "--timeout"))
@@ -405,8 +620,29 @@ int main(int argc, char **argv)
 		fprintf(stderr, "load_client: --concurrency must be 1..1024\n");
 		return 2;
 	}
+	if (inflight < 1 || inflight > MAX_INFLIGHT) {
+		fprintf(stderr, "load_client: --inflight must be 1..%d\n", MAX_INFLIGHT);
+		return 2;
+	}
 	if (timeout_s > 0)
 		alarm((unsigned)timeout_s);   /* a hung server must not hang the benchmark */
+
+	/* each connection holds a CM event channel and a completion channel fd: allow many */
+	struct rlimit rl;
+	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max) {
+		rl.rlim_cur = rl.rlim_max;
+		(void) setrlimit(RLIMIT_NOFILE, &rl);
+	}
+	if (!hello && inflight > 1) {
+		/* K sends and K receives outstanding, all completing on the main CQ */
+		uint32_t q = inflight > 10 ? (uint32_t)inflight : 10, cq = 2 * q;
+		int r;
+		if ((r = rpma_conn_cfg_new(&conn_cfg)) || (r = rpma_conn_cfg_set_sq_size(conn_cfg, q)) ||
+				(r = rpma_conn_cfg_set_rq_size(conn_cfg, q)) || (r = rpma_conn_cfg_set_cq_size(conn_cfg, cq))) {
+			fprintf(stderr, "load_client: rpma_conn_cfg: %s\n", rpma_err_2str(r));
+			return 1;
+		}
+	}
 
 	(void) rpma_log_set_threshold(RPMA_LOG_THRESHOLD_AUX, RPMA_LOG_LEVEL_ERROR);
 	struct ibv_context *ibv;
@@ -432,7 +668,8 @@ int main(int argc, char **argv)
 			return 1;
 	}
 	for (long i = 0; i < concurrency; i++) {
-		if (pthread_create(&w[i].tid, NULL, hello ? hello_worker : pingpong_worker, &w[i])) {
+		void *(*fn)(void *) = hello ? hello_worker : inflight > 1 ? pingpong_inflight_worker : pingpong_worker;
+		if (pthread_create(&w[i].tid, NULL, fn, &w[i])) {
 			perror("pthread_create");
 			return 1;
 		}
@@ -475,10 +712,10 @@ int main(int argc, char **argv)
 			percentile(all, n, 99) / 1e6, n ? sum / (double)n / 1e6 : 0, retries, errors);
 	else
 		printf("RESULT pingpong addr=%s concurrency=%ld rounds=%ld seconds=%.3f rate=%.1f p50_us=%.1f "
-			"p99_us=%.1f mean_us=%.1f min_us=%.1f max_us=%.1f retries=%ld errors=%ld\n",
+			"p99_us=%.1f mean_us=%.1f min_us=%.1f max_us=%.1f retries=%ld errors=%ld inflight=%ld\n",
 			addr, concurrency, done, seconds, rate, percentile(all, n, 50) / 1e3,
 			percentile(all, n, 99) / 1e3, n ? sum / (double)n / 1e3 : 0,
-			n ? all[0] / 1e3 : 0, n ? all[n - 1] / 1e3 : 0, retries, errors);
+			n ? all[0] / 1e3 : 0, n ? all[n - 1] / 1e3 : 0, retries, errors, inflight);
 	fflush(stdout);
 	int file_error = 0;
 	if (latency_file) {
@@ -495,5 +732,6 @@ int main(int argc, char **argv)
 	pthread_barrier_destroy(&start_barrier);
 	if ((ret = rpma_peer_delete(&peer)))
 		fprintf(stderr, "load_client: rpma_peer_delete: %s\n", rpma_err_2str(ret));
+	(void) rpma_conn_cfg_delete(&conn_cfg);
 	return errors || file_error || done != expected ? 1 : 0;
 }

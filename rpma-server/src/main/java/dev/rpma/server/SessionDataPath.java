@@ -44,6 +44,9 @@ final class SessionDataPath implements RpmaEventLoop.BusyPoller {
     /** {@code IBV_WC_LOC_LEN_ERR}: the message was longer than the receive. */
     private static final int STATUS_LOC_LEN_ERR = 1;
 
+    /** {@code IBV_WC_LOC_QP_OP_ERR}: how soft-RoCE reports a message longer than the receive. */
+    private static final int STATUS_LOC_QP_OP_ERR = 2;
+
     /** {@code IBV_WC_WR_FLUSH_ERR}: the queue pair went to the error state. */
     private static final int STATUS_WR_FLUSH_ERR = 5;
 
@@ -243,9 +246,11 @@ final class SessionDataPath implements RpmaEventLoop.BusyPoller {
                 }
             }
             else if (status != 0) {
-                if (status == STATUS_LOC_LEN_ERR) {
-                    bad(RpmaEndpointStatistics.BadMessage.OVERSIZED, "a message larger than the receive slot of "
-                            + this.slotSize + " bytes (max-message-size " + this.maxPayload + ")");
+                if (status == STATUS_LOC_LEN_ERR || status == STATUS_LOC_QP_OP_ERR) {
+                    bad(RpmaEndpointStatistics.BadMessage.OVERSIZED, "a receive failed with ibv_wc_status " + status
+                            + ((status == STATUS_LOC_LEN_ERR) ? " (IBV_WC_LOC_LEN_ERR)" : " (IBV_WC_LOC_QP_OP_ERR)")
+                            + ": a message larger than the receive slot of " + this.slotSize + " bytes (max-message-size "
+                            + this.maxPayload + ")");
                 }
                 else {
                     failedCompletion("a receive", status);

@@ -1,0 +1,361 @@
+/*
+ * bad_client.c - a test tool that sends one message a ping-pong server does not expect and
+ * reports how the server ends the connection.
+ *
+ *   bad_client ADDR PORT oversized SIZE [--wait SEC] [--timeout SEC]
+ *   bad_client ADDR PORT empty          [--wait SEC] [--timeout SEC]
+ *   bad_client ADDR PORT short SIZE     [--wait SEC] [--timeout SEC]
+ *
+ * Posts one 8-byte receive on the request, connects without private data, waits for
+ * ESTABLISHED (--timeout SEC, default 60), then sends one message (RPMA_F_COMPLETION_ALWAYS):
+ *   oversized SIZE  SIZE bytes (registered as one SIZE-byte region), more than the 8 a
+ *                   ping-pong receive holds: the server's receive fails (IBV_WC_LOC_LEN_ERR)
+ *   empty           a zero-length send
+ *   short SIZE      SIZE bytes, fewer than 8 (e.g. 3)
+ * The payload is the little-endian u64 1, truncated to SIZE bytes or padded with zeros.
+ * Then it waits up to --wait SEC (default 20) for the server to end the connection, printing
+ *   COMPLETION send status=<ibv_wc_status_str> [vendor_err=N]
+ *   COMPLETION recv status=<...> byte_len=N [value=V]
+ *   EVENT <CLOSED|LOST|...> after_ms=T
+ *   SERVER CLOSED after_ms=T        (T = ms since the message was posted)
+ * as they come (completions still queued when CLOSED/LOST arrives are printed before the
+ * last line). After CLOSED or LOST it disconnects, deletes everything and exits 0.
+ *
+ * Exit codes: 0 the server ended the connection; 1 a librpma call failed or the connection
+ * could not be established; 2 usage; 3 no ESTABLISHED within --timeout; 5 "the server kept the
+ * connection open" for --wait SEC after the message (it then disconnects itself).
+ */
+#define _GNU_SOURCE
+#include <librpma.h>
+#include <infiniband/verbs.h>
+
+#include <endian.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <poll.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#define MSG_SIZE 8
+#define MAX_SIZE (1u << 30)
+#define TEARDOWN_GRACE_MS 2000
+#define SEND_CTX ((void *)1)
+#define RECV_CTX ((void *)2)
+#define WC_BATCH 8
+
+enum { EXIT_OK = 0, EXIT_FAIL = 1, EXIT_USAGE = 2, EXIT_TIMEOUT = 3, EXIT_KEPT_OPEN = 5 };
+enum { WAIT_OK = 0, WAIT_TIMEOUT = 1 };   /* wait_event() results; < 0 is an error */
+
+static uint64_t now_ms(void)
+{
+	struct timespec t;
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (uint64_t)t.tv_sec * 1000u + (uint64_t)t.tv_nsec / 1000000u;
+}
+
+static void fail(const char *what, int ret)
+{
+	fprintf(stderr, "bad_client: %s failed: %d (%s)\n", what, ret, rpma_err_2str(ret));
+}
+
+static long parse_long(const char *opt, const char *s)
+{
+	char *end;
+	errno = 0;
+	long v = strtol(s, &end, 10);
+	if (errno || *end || !*s || v < 0) {
+		fprintf(stderr, "bad_client: bad value for %s: %s\n", opt, s);
+		exit(EXIT_USAGE);
+	}
+	return v;
+}
+
+static int set_nonblock(int fd)
+{
+	int fl = fcntl(fd, F_GETFL);
+	if (fl < 0 || fcntl(fd, F_SETFL, fl | O_NONBLOCK) < 0) {
+		perror("bad_client: fcntl(O_NONBLOCK)");
+		return -1;
+	}
+	return 0;
+}
+
+static bool no_event(int ret)
+{
+	return ret == RPMA_E_UNKNOWN || ret == RPMA_E_NO_EVENT || (ret == RPMA_E_PROVIDER && errno == EAGAIN);
+}
+
+static int wait_event(struct rpma_conn *conn, int ev_fd, uint64_t deadline, enum rpma_conn_event *ev)
+{
+	for (;;) {
+		uint64_t t = now_ms();
+		if (t >= deadline)
+			return WAIT_TIMEOUT;
+		struct pollfd pfd = { ev_fd, POLLIN, 0 };
+		int np = poll(&pfd, 1, (int)(deadline - t));
+		if (np < 0 && errno != EINTR) {
+			perror("bad_client: poll");
+			return -1;
+		}
+		if (np <= 0)
+			continue;
+		int ret = rpma_conn_next_event(conn, ev);
+		if (ret == 0)
+			return WAIT_OK;
+		if (no_event(ret))
+			continue;
+		fail("rpma_conn_next_event", ret);
+		return ret;
+	}
+}
+
+/* print every completion queued now; returns < 0 on a librpma error */
+static int drain_completions(struct rpma_cq *cq, const uint64_t *recv_buf)
+{
+	struct ibv_wc wc[WC_BATCH];
+	for (;;) {
+		int got = 0;
+		int ret = rpma_cq_get_wc(cq, WC_BATCH, wc, &got);
+		if (ret == RPMA_E_NO_COMPLETION)
+			return 0;
+		if (ret) {
+			fail("rpma_cq_get_wc", ret);
+			return ret;
+		}
+		for (int i = 0; i < got; i++) {
+			/* the opcode of a failed completion is undefined: the wr_id tells which it was */
+			if (wc[i].wr_id == (uintptr_t)RECV_CTX) {
+				printf("COMPLETION recv status=%s byte_len=%" PRIu32, ibv_wc_status_str(wc[i].status),
+					wc[i].byte_len);
+				if (wc[i].status == IBV_WC_SUCCESS && wc[i].byte_len == MSG_SIZE)
+					printf(" value=%" PRIu64, le64toh(*recv_buf));
+			} else {
+				printf("COMPLETION send status=%s", ibv_wc_status_str(wc[i].status));
+			}
+			if (wc[i].status != IBV_WC_SUCCESS)
+				printf(" vendor_err=%" PRIu32, wc[i].vendor_err);
+			printf("\n");
+		}
+		fflush(stdout);
+		if (got < WC_BATCH)
+			return 0;
+	}
+}
+
+static void usage(const char *argv0)
+{
+	fprintf(stderr, "usage: %s ADDR PORT oversized SIZE|empty|short SIZE [--wait SEC] [--timeout SEC]\n", argv0);
+	exit(EXIT_USAGE);
+}
+
+int main(int argc, char **argv)
+{
+	const char *pos[4];
+	int npos = 0;
+	long wait_s = 20, timeout_s = 60;
+	for (int i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--wait") && i + 1 < argc) {
+			wait_s = parse_long(argv[i], argv[i + 1]);
+			i++;
+		} else if (!strcmp(argv[i], "--timeout") && i + 1 < argc) {
+			timeout_s = parse_long(argv[i], argv[i + 1]);
+			i++;
+		} else if (argv[i][0] != '-' && npos < 4) {
+			pos[npos++] = argv[i];
+		} else {
+			usage(argv[0]);
+		}
+	}
+	if (npos < 3 || timeout_s < 1)
+		usage(argv[0]);
+	const char *addr = pos[0], *port = pos[1], *mode = pos[2];
+	size_t size;
+	if (!strcmp(mode, "empty") && npos == 3) {
+		size = 0;
+	} else if ((!strcmp(mode, "oversized") || !strcmp(mode, "short")) && npos == 4) {
+		long v = parse_long("SIZE", pos[3]);
+		if (v < 1 || (unsigned long)v > MAX_SIZE) {
+			fprintf(stderr, "bad_client: SIZE must be 1..%u\n", MAX_SIZE);
+			return EXIT_USAGE;
+		}
+		size = (size_t)v;
+	} else {
+		usage(argv[0]);
+		return EXIT_USAGE;
+	}
+	uint64_t deadline = now_ms() + (uint64_t)timeout_s * 1000u;
+
+	(void) rpma_log_set_threshold(RPMA_LOG_THRESHOLD_AUX, RPMA_LOG_LEVEL_ERROR);
+	setvbuf(stdout, NULL, _IOLBF, 0);   /* a test reading the pipe sees each line as it comes */
+
+	struct ibv_context *ibv = NULL;
+	struct rpma_peer *peer = NULL;
+	struct rpma_conn_req *req = NULL;
+	struct rpma_conn *conn = NULL;
+	struct rpma_mr_local *recv_mr = NULL, *send_mr = NULL;
+	struct rpma_cq *cq = NULL;
+	uint64_t *recv_buf = NULL;
+	uint8_t *send_buf = NULL;
+	enum rpma_conn_event ev = RPMA_CONN_UNDEFINED;
+	int ev_fd = -1, cq_fd = -1, ret, rc = EXIT_FAIL;
+	bool established = false, closed = false;
+
+	long page = sysconf(_SC_PAGESIZE);
+	if (posix_memalign((void **)&recv_buf, (size_t)page, MSG_SIZE) ||
+			(size && posix_memalign((void **)&send_buf, (size_t)page, size))) {
+		fprintf(stderr, "bad_client: out of memory\n");
+		goto out_free;
+	}
+	*recv_buf = 0;
+	if (size) {
+		uint64_t one = htole64(1);
+		memset(send_buf, 0, size);
+		memcpy(send_buf, &one, size < sizeof(one) ? size : sizeof(one));
+	}
+	if ((ret = rpma_utils_get_ibv_context(addr, RPMA_UTIL_IBV_CONTEXT_REMOTE, &ibv))) {
+		fail("rpma_utils_get_ibv_context", ret);
+		goto out_free;
+	}
+	if ((ret = rpma_peer_new(ibv, &peer))) {
+		fail("rpma_peer_new", ret);
+		goto out_free;
+	}
+	if ((ret = rpma_mr_reg(peer, recv_buf, MSG_SIZE, RPMA_MR_USAGE_RECV, &recv_mr)) ||
+			(size && (ret = rpma_mr_reg(peer, send_buf, size, RPMA_MR_USAGE_SEND, &send_mr)))) {
+		fail("rpma_mr_reg", ret);
+		goto out_dereg;
+	}
+
+	if ((ret = rpma_conn_req_new(peer, addr, port, NULL, &req))) {
+		fail("rpma_conn_req_new", ret);
+		goto out_dereg;
+	}
+	if ((ret = rpma_conn_req_recv(req, recv_mr, 0, MSG_SIZE, RECV_CTX))) {
+		fail("rpma_conn_req_recv", ret);
+		(void) rpma_conn_req_delete(&req);
+		goto out_dereg;
+	}
+	if ((ret = rpma_conn_req_connect(&req, NULL, &conn))) {   /* consumes req */
+		fail("rpma_conn_req_connect", ret);
+		goto out_dereg;
+	}
+	if ((ret = rpma_conn_get_event_fd(conn, &ev_fd)) || set_nonblock(ev_fd)) {
+		if (ret)
+			fail("rpma_conn_get_event_fd", ret);
+		ev_fd = -1;
+		goto out_conn;
+	}
+	ret = wait_event(conn, ev_fd, deadline, &ev);
+	if (ret == WAIT_TIMEOUT) {
+		fprintf(stderr, "bad_client: no answer to the connect within %ld s\n", timeout_s);
+		rc = EXIT_TIMEOUT;
+		goto out_conn;
+	}
+	if (ret)
+		goto out_conn;
+	if (ev != RPMA_CONN_ESTABLISHED) {
+		fprintf(stderr, "bad_client: unexpected event while connecting: %s\n", rpma_utils_conn_event_2str(ev));
+		goto out_conn;
+	}
+	established = true;
+	if ((ret = rpma_conn_get_cq(conn, &cq)) || (ret = rpma_cq_get_fd(cq, &cq_fd)) || set_nonblock(cq_fd)) {
+		if (ret)
+			fail("rpma_conn_get_cq/rpma_cq_get_fd", ret);
+		goto out_conn;
+	}
+
+	/* the message; with SIZE 0 there is no buffer: rpma_send takes a NULL region then */
+	if ((ret = rpma_send(conn, send_mr, 0, size, RPMA_F_COMPLETION_ALWAYS, SEND_CTX))) {
+		fail("rpma_send", ret);
+		goto out_conn;
+	}
+	uint64_t t0 = now_ms(), wait_until = t0 + (uint64_t)wait_s * 1000u;
+	printf("SENT %s size=%zu\n", mode, size);
+	fflush(stdout);
+
+	while (!closed) {
+		uint64_t t = now_ms();
+		if (t >= wait_until) {
+			fprintf(stderr, "bad_client: the server kept the connection open (%ld s after the message)\n", wait_s);
+			rc = EXIT_KEPT_OPEN;
+			goto out_conn;
+		}
+		struct pollfd pfd[2] = { { cq_fd, POLLIN, 0 }, { ev_fd, POLLIN, 0 } };
+		int np = poll(pfd, 2, (int)(wait_until - t));
+		if (np < 0 && errno != EINTR) {
+			perror("bad_client: poll");
+			goto out_conn;
+		}
+		if (np <= 0)
+			continue;
+		if (pfd[0].revents) {
+			ret = rpma_cq_wait(cq);   /* consumes the channel event, re-arms the CQ */
+			if (ret && ret != RPMA_E_NO_COMPLETION) {
+				fail("rpma_cq_wait", ret);
+				goto out_conn;
+			}
+			if (drain_completions(cq, recv_buf))
+				goto out_conn;
+		}
+		if (pfd[1].revents) {
+			ret = rpma_conn_next_event(conn, &ev);
+			if (ret && no_event(ret))
+				continue;
+			if (ret) {
+				fail("rpma_conn_next_event", ret);
+				goto out_conn;
+			}
+			uint64_t after = now_ms() - t0;
+			printf("EVENT %s after_ms=%" PRIu64 "\n", rpma_utils_conn_event_2str(ev), after);
+			if (ev == RPMA_CONN_CLOSED || ev == RPMA_CONN_LOST) {
+				closed = true;
+				(void) drain_completions(cq, recv_buf);   /* what came with the end */
+				printf("SERVER CLOSED after_ms=%" PRIu64 "\n", after);
+				rc = EXIT_OK;
+			}
+			fflush(stdout);
+		}
+	}
+
+out_conn:
+	/* disconnect (answers the server's, or ends it ourselves), wait (bounded) for CLOSED, delete */
+	if (established) {
+		if ((ret = rpma_conn_disconnect(conn))) {
+			fail("rpma_conn_disconnect", ret);
+			rc = rc == EXIT_OK ? EXIT_FAIL : rc;
+		} else if (!closed && ev_fd >= 0) {
+			uint64_t until = now_ms() + TEARDOWN_GRACE_MS;
+			do {
+				ev = RPMA_CONN_UNDEFINED;
+				ret = wait_event(conn, ev_fd, until, &ev);
+			} while (ret == WAIT_OK && ev != RPMA_CONN_CLOSED && ev != RPMA_CONN_LOST);
+		}
+	}
+	if ((ret = rpma_conn_delete(&conn))) {
+		fail("rpma_conn_delete", ret);
+		rc = rc == EXIT_OK ? EXIT_FAIL : rc;
+	}
+out_dereg:
+	if ((ret = rpma_mr_dereg(&send_mr))) {
+		fail("rpma_mr_dereg(send)", ret);
+		rc = rc == EXIT_OK ? EXIT_FAIL : rc;
+	}
+	if ((ret = rpma_mr_dereg(&recv_mr))) {
+		fail("rpma_mr_dereg(recv)", ret);
+		rc = rc == EXIT_OK ? EXIT_FAIL : rc;
+	}
+	if ((ret = rpma_peer_delete(&peer))) {
+		fail("rpma_peer_delete", ret);
+		rc = rc == EXIT_OK ? EXIT_FAIL : rc;
+	}
+out_free:
+	free(send_buf);
+	free(recv_buf);
+	return rc;
+}

@@ -1,0 +1,268 @@
+/*
+ * hello_client.c - an end-to-end test client that behaves as librpma's example
+ * 01-connection client, on the wire and in the order of its calls, with every wait bounded.
+ *
+ *   hello_client ADDR PORT [--timeout SEC] [--retry-delay-ms N]
+ *
+ * Connects to ADDR:PORT with private data "Hello server!\0" (14 bytes). A REJECTED connect
+ * (also what a port without a listener gives) is retried: 10 attempts in all, N ms apart
+ * (default 5000, the example's 5 s). After ESTABLISHED it prints
+ *   Received a message: <the server's private data as a C string>
+ * (or "No message received" when there is none), then waits for the server to close the
+ * connection: the example's server disconnects first. After that CLOSED it disconnects,
+ * deletes the connection and exits.
+ *
+ * --timeout SEC (default 60) bounds the whole run: a server that never answers, or one that
+ * waits for the client to disconnect first (which leaves the example's client waiting for
+ * ever), makes it give up, disconnect, delete everything and exit 3.
+ *
+ * Exit codes: 0 the exchange completed; 1 a librpma call failed, an unexpected event came or
+ * every attempt was rejected; 2 usage; 3 timed out ("the server never closed the connection"
+ * when that is what it waited for). Every failure prints one "hello_client: ..." line on stderr.
+ */
+#define _GNU_SOURCE
+#include <librpma.h>
+
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#define MAX_ATTEMPTS 10          /* the example's MAX_RETRY: 10 connects in all */
+#define TEARDOWN_GRACE_MS 2000   /* how long to wait for CLOSED after our own disconnect */
+
+enum { EXIT_OK = 0, EXIT_FAIL = 1, EXIT_USAGE = 2, EXIT_TIMEOUT = 3 };
+enum { WAIT_OK = 0, WAIT_TIMEOUT = 1 };   /* wait_event() results; < 0 is an error */
+
+static const char HELLO_SERVER[] = "Hello server!";   /* sent with its '\0': 14 bytes */
+
+static uint64_t now_ms(void)
+{
+	struct timespec t;
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (uint64_t)t.tv_sec * 1000u + (uint64_t)t.tv_nsec / 1000000u;
+}
+
+static void fail(const char *what, int ret)
+{
+	fprintf(stderr, "hello_client: %s failed: %d (%s)\n", what, ret, rpma_err_2str(ret));
+}
+
+static long parse_long(const char *opt, const char *s)
+{
+	char *end;
+	errno = 0;
+	long v = strtol(s, &end, 10);
+	if (errno || *end || v < 0) {
+		fprintf(stderr, "hello_client: bad value for %s: %s\n", opt, s);
+		exit(EXIT_USAGE);
+	}
+	return v;
+}
+
+/*
+ * The next connection event, waiting at most until deadline. The event fd is non-blocking:
+ * a spurious POLLIN then gives RPMA_E_PROVIDER with errno EAGAIN, which is "nothing yet".
+ */
+static int wait_event(struct rpma_conn *conn, int ev_fd, uint64_t deadline, enum rpma_conn_event *ev)
+{
+	for (;;) {
+		uint64_t t = now_ms();
+		if (t >= deadline)
+			return WAIT_TIMEOUT;
+		struct pollfd pfd = { ev_fd, POLLIN, 0 };
+		int np = poll(&pfd, 1, (int)(deadline - t));
+		if (np < 0 && errno != EINTR) {
+			perror("hello_client: poll");
+			return -1;
+		}
+		if (np <= 0)
+			continue;
+		int ret = rpma_conn_next_event(conn, ev);
+		if (ret == 0)
+			return WAIT_OK;
+		if (ret == RPMA_E_UNKNOWN || ret == RPMA_E_NO_EVENT || (ret == RPMA_E_PROVIDER && errno == EAGAIN))
+			continue;   /* an event librpma does not map (acked, dropped), or nothing after all */
+		fail("rpma_conn_next_event", ret);
+		return ret;
+	}
+}
+
+/* the connection's event fd, made non-blocking so that every wait can be bounded by poll() */
+static int event_fd_of(struct rpma_conn *conn, int *fd)
+{
+	int ret = rpma_conn_get_event_fd(conn, fd);
+	if (ret) {
+		fail("rpma_conn_get_event_fd", ret);
+		return ret;
+	}
+	int fl = fcntl(*fd, F_GETFL);
+	if (fl < 0 || fcntl(*fd, F_SETFL, fl | O_NONBLOCK) < 0) {
+		perror("hello_client: fcntl(O_NONBLOCK)");
+		return -1;
+	}
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	const char *pos[2];
+	int npos = 0;
+	long timeout_s = 60, retry_delay_ms = 5000;
+	for (int i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--timeout") && i + 1 < argc) {
+			timeout_s = parse_long(argv[i], argv[i + 1]);
+			i++;
+		} else if (!strcmp(argv[i], "--retry-delay-ms") && i + 1 < argc) {
+			retry_delay_ms = parse_long(argv[i], argv[i + 1]);
+			i++;
+		} else if (argv[i][0] != '-' && npos < 2)
+			pos[npos++] = argv[i];
+		else
+			npos = -100;
+	}
+	if (npos != 2 || timeout_s < 1) {
+		fprintf(stderr, "usage: %s ADDR PORT [--timeout SEC] [--retry-delay-ms N]\n", argv[0]);
+		return EXIT_USAGE;
+	}
+	const char *addr = pos[0], *port = pos[1];
+	uint64_t deadline = now_ms() + (uint64_t)timeout_s * 1000u;
+
+	/* librpma logs to syslog by default; errors also go to stderr */
+	(void) rpma_log_set_threshold(RPMA_LOG_THRESHOLD_AUX, RPMA_LOG_LEVEL_ERROR);
+	setvbuf(stdout, NULL, _IOLBF, 0);   /* a test reading the pipe sees each line as it comes */
+
+	struct ibv_context *ibv = NULL;
+	struct rpma_peer *peer = NULL;
+	struct rpma_conn_req *req = NULL;
+	struct rpma_conn *conn = NULL;
+	enum rpma_conn_event ev = RPMA_CONN_UNDEFINED;
+	int ev_fd = -1, ret, rc = EXIT_FAIL;
+	bool established = false;
+
+	if ((ret = rpma_utils_get_ibv_context(addr, RPMA_UTIL_IBV_CONTEXT_REMOTE, &ibv))) {
+		fail("rpma_utils_get_ibv_context", ret);
+		return EXIT_FAIL;
+	}
+	if ((ret = rpma_peer_new(ibv, &peer))) {
+		fail("rpma_peer_new", ret);
+		return EXIT_FAIL;
+	}
+
+	struct rpma_conn_private_data pdata = { (void *)HELLO_SERVER, sizeof(HELLO_SERVER) };
+	for (int attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
+		if ((ret = rpma_conn_req_new(peer, addr, port, NULL, &req))) {
+			fail("rpma_conn_req_new", ret);
+			goto out_peer;
+		}
+		if ((ret = rpma_conn_req_connect(&req, &pdata, &conn))) {   /* consumes req */
+			fail("rpma_conn_req_connect", ret);
+			goto out_peer;
+		}
+		if (event_fd_of(conn, &ev_fd))
+			goto out_disconnect;
+		ret = wait_event(conn, ev_fd, deadline, &ev);
+		if (ret == WAIT_TIMEOUT) {
+			fprintf(stderr, "hello_client: no answer to the connect within %ld s\n", timeout_s);
+			rc = EXIT_TIMEOUT;
+			goto out_disconnect;
+		}
+		if (ret)
+			goto out_disconnect;
+		if (ev == RPMA_CONN_ESTABLISHED) {
+			established = true;
+			break;
+		}
+		if (ev != RPMA_CONN_REJECTED) {
+			fprintf(stderr, "hello_client: unexpected event while connecting: %s\n",
+				rpma_utils_conn_event_2str(ev));
+			goto out_disconnect;
+		}
+		/* REJECTED: the server is not there (yet), or turned us away; as the example does */
+		(void) rpma_conn_disconnect(conn);
+		if ((ret = rpma_conn_delete(&conn)))
+			fail("rpma_conn_delete", ret);
+		if (attempt == MAX_ATTEMPTS - 1) {
+			fprintf(stderr, "hello_client: still rejected after %d attempts\n", MAX_ATTEMPTS);
+			goto out_peer;
+		}
+		fprintf(stderr, "Retrying...\n");
+		uint64_t t = now_ms();
+		if (t + (uint64_t)retry_delay_ms >= deadline) {
+			fprintf(stderr, "hello_client: rejected, and the next attempt would pass the %ld s timeout\n",
+				timeout_s);
+			rc = EXIT_TIMEOUT;
+			goto out_peer;
+		}
+		struct timespec d = { retry_delay_ms / 1000, (retry_delay_ms % 1000) * 1000000L };
+		while (nanosleep(&d, &d) && errno == EINTR)
+			;
+	}
+
+	/* ESTABLISHED: the private data is copied by librpma and bounded by its length */
+	struct rpma_conn_private_data in = { NULL, 0 };
+	if ((ret = rpma_conn_get_private_data(conn, &in))) {
+		fail("rpma_conn_get_private_data", ret);
+		goto out_disconnect;
+	}
+	if (in.ptr) {
+		char msg[256];
+		size_t n = strnlen(in.ptr, in.len);   /* the transport may pad it with zeros */
+		memcpy(msg, in.ptr, n);
+		msg[n] = '\0';
+		printf("Received a message: %s\n", msg);
+	} else {
+		printf("No message received\n");
+	}
+	fflush(stdout);
+
+	/* the example's server disconnects first: wait for its CLOSED */
+	ret = wait_event(conn, ev_fd, deadline, &ev);
+	if (ret == WAIT_TIMEOUT) {
+		fprintf(stderr, "hello_client: the server never closed the connection (waited %ld s)\n", timeout_s);
+		rc = EXIT_TIMEOUT;
+		goto out_disconnect;
+	}
+	if (ret)
+		goto out_disconnect;
+	if (ev != RPMA_CONN_CLOSED) {
+		fprintf(stderr, "hello_client: unexpected event instead of CLOSED: %s\n",
+			rpma_utils_conn_event_2str(ev));
+		goto out_disconnect;
+	}
+	/* answer the server's disconnect, then delete (the example's order) */
+	if ((ret = rpma_conn_disconnect(conn))) {
+		fail("rpma_conn_disconnect", ret);
+		goto out_delete;
+	}
+	rc = EXIT_OK;
+	goto out_delete;
+
+out_disconnect:
+	/* our side ends it: disconnect and give the CLOSED a short, bounded wait (a connection
+	 * that never got established is only deleted) */
+	if (established && rpma_conn_disconnect(conn) == 0) {
+		uint64_t grace = now_ms() + TEARDOWN_GRACE_MS;
+		do {
+			ev = RPMA_CONN_UNDEFINED;
+		} while (wait_event(conn, ev_fd, grace, &ev) == WAIT_OK && ev != RPMA_CONN_CLOSED &&
+				ev != RPMA_CONN_LOST);
+	}
+out_delete:
+	if ((ret = rpma_conn_delete(&conn))) {
+		fail("rpma_conn_delete", ret);
+		rc = rc == EXIT_OK ? EXIT_FAIL : rc;
+	}
+out_peer:
+	if ((ret = rpma_peer_delete(&peer))) {
+		fail("rpma_peer_delete", ret);
+		rc = rc == EXIT_OK ? EXIT_FAIL : rc;
+	}
+	return rc;
+}

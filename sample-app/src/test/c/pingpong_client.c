@@ -1,0 +1,396 @@
+/*
+ * pingpong_client.c - an end-to-end test client that behaves as librpma's example
+ * 08-messages-ping-pong client, on the wire and in the order of its calls, with every wait
+ * bounded and the connection's CM events watched.
+ *
+ *   pingpong_client ADDR PORT SEED ROUNDS [SLEEP_US] [--timeout SEC] [--quiet]
+ *
+ * Registers an 8-byte RECV and an 8-byte SEND buffer, connects without private data (no
+ * retry, as the example), then, as the example's `while (--rounds)`, does ROUNDS - 1 round
+ * trips: post a receive, send the counter (one little-endian u64, RPMA_F_COMPLETION_ALWAYS),
+ * wait for both completions (the receive's wr_id must be the buffer and its byte_len 8), take
+ * the received value as the new counter, print "Value sent: N" and "Value received: N"
+ * (unless --quiet), sleep SLEEP_US microseconds if given. Then it sends I_M_DONE (UINT64_MAX,
+ * RPMA_F_COMPLETION_ON_ERROR), disconnects, waits for CLOSED and deletes. Against a server
+ * that answers v with v+1, the last value is SEED + ROUNDS - 1.
+ *
+ * Last line on stdout, on every path after the arguments were accepted:
+ *   RESULT rounds=N last=V         (N round trips completed, V the last value received, or SEED)
+ *
+ * --timeout SEC (default 60) bounds the whole run. Each wait polls the completion channel and
+ * the CM event fd (both non-blocking): a server that disconnects does not make a posted
+ * receive complete, so a client waiting only on its CQ (as the example) would hang.
+ *
+ * Exit codes: 0 all rounds done; 1 a librpma call failed, a failed or unexpected completion;
+ * 2 usage; 3 timed out; 4 the server closed the connection mid-session ("the server closed the
+ * connection after N rounds"). Every failure prints one "pingpong_client: ..." line on stderr.
+ */
+#define _GNU_SOURCE
+#include <librpma.h>
+#include <infiniband/verbs.h>
+
+#include <endian.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <poll.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#define MSG_SIZE sizeof(uint64_t)
+#define I_M_DONE UINT64_MAX
+#define MAX_N_WC 2                 /* one send and one receive completion per round */
+#define TEARDOWN_GRACE_MS 2000
+
+enum { EXIT_OK = 0, EXIT_FAIL = 1, EXIT_USAGE = 2, EXIT_TIMEOUT = 3, EXIT_SERVER_CLOSED = 4 };
+enum { WAIT_OK = 0, WAIT_TIMEOUT = 1, WAIT_CLOSED = 2 };   /* wait results; < 0 is an error */
+
+static uint64_t now_ms(void)
+{
+	struct timespec t;
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (uint64_t)t.tv_sec * 1000u + (uint64_t)t.tv_nsec / 1000000u;
+}
+
+static void fail(const char *what, int ret)
+{
+	fprintf(stderr, "pingpong_client: %s failed: %d (%s)\n", what, ret, rpma_err_2str(ret));
+}
+
+static uint64_t parse_u64(const char *what, const char *s)
+{
+	char *end;
+	errno = 0;
+	unsigned long long v = strtoull(s, &end, 10);
+	if (errno || *end || !*s || *s == '-') {
+		fprintf(stderr, "pingpong_client: bad value for %s: %s\n", what, s);
+		exit(EXIT_USAGE);
+	}
+	return v;
+}
+
+static int set_nonblock(int fd)
+{
+	int fl = fcntl(fd, F_GETFL);
+	if (fl < 0 || fcntl(fd, F_SETFL, fl | O_NONBLOCK) < 0) {
+		perror("pingpong_client: fcntl(O_NONBLOCK)");
+		return -1;
+	}
+	return 0;
+}
+
+static bool no_event(int ret)
+{
+	return ret == RPMA_E_UNKNOWN || ret == RPMA_E_NO_EVENT || (ret == RPMA_E_PROVIDER && errno == EAGAIN);
+}
+
+/* the next connection event, waiting at most until deadline */
+static int wait_event(struct rpma_conn *conn, int ev_fd, uint64_t deadline, enum rpma_conn_event *ev)
+{
+	for (;;) {
+		uint64_t t = now_ms();
+		if (t >= deadline)
+			return WAIT_TIMEOUT;
+		struct pollfd pfd = { ev_fd, POLLIN, 0 };
+		int np = poll(&pfd, 1, (int)(deadline - t));
+		if (np < 0 && errno != EINTR) {
+			perror("pingpong_client: poll");
+			return -1;
+		}
+		if (np <= 0)
+			continue;
+		int ret = rpma_conn_next_event(conn, ev);
+		if (ret == 0)
+			return WAIT_OK;
+		if (no_event(ret))
+			continue;
+		fail("rpma_conn_next_event", ret);
+		return ret;
+	}
+}
+
+/* the example's validate_wc() */
+static int validate_wc(const struct ibv_wc *wc, const uint64_t *recv, bool *send_cmpl, bool *recv_cmpl)
+{
+	if (wc->status != IBV_WC_SUCCESS) {
+		/* the opcode of a failed completion is undefined: the wr_id tells which it was */
+		fprintf(stderr, "pingpong_client: rpma_%s() failed: %s\n",
+			wc->wr_id == (uintptr_t)recv ? "recv" : "send", ibv_wc_status_str(wc->status));
+		return -1;
+	}
+	if (wc->opcode == IBV_WC_SEND) {
+		*send_cmpl = true;
+	} else if (wc->opcode == IBV_WC_RECV) {
+		if (wc->wr_id != (uintptr_t)recv || wc->byte_len != MSG_SIZE) {
+			fprintf(stderr, "pingpong_client: received completion is not as expected "
+				"(wr_id 0x%" PRIx64 ", byte_len %" PRIu32 ", expected %zu)\n",
+				(uint64_t)wc->wr_id, wc->byte_len, MSG_SIZE);
+			return -1;
+		}
+		*recv_cmpl = true;
+	}
+	return 0;
+}
+
+/*
+ * The example's wait_and_process_completions() (rpma_cq_wait, then rpma_cq_get_wc of up to
+ * two), bounded by poll() on the completion channel and the CM event fd.
+ */
+static int wait_round(struct rpma_conn *conn, struct rpma_cq *cq, int cq_fd, int ev_fd, uint64_t deadline,
+		const uint64_t *recv)
+{
+	bool send_cmpl = false, recv_cmpl = false;
+	while (!send_cmpl || !recv_cmpl) {
+		uint64_t t = now_ms();
+		if (t >= deadline)
+			return WAIT_TIMEOUT;
+		struct pollfd pfd[2] = { { cq_fd, POLLIN, 0 }, { ev_fd, POLLIN, 0 } };
+		int np = poll(pfd, 2, (int)(deadline - t));
+		if (np < 0 && errno != EINTR) {
+			perror("pingpong_client: poll");
+			return -1;
+		}
+		if (np <= 0)
+			continue;
+		/* completions first: a reply that came just before a disconnect still counts */
+		if (pfd[0].revents) {
+			int ret = rpma_cq_wait(cq);
+			if (ret && ret != RPMA_E_NO_COMPLETION) {
+				fail("rpma_cq_wait", ret);
+				return ret;
+			}
+			struct ibv_wc wc[MAX_N_WC];
+			int got = 0;
+			ret = rpma_cq_get_wc(cq, MAX_N_WC, wc, &got);
+			if (ret && ret != RPMA_E_NO_COMPLETION) {   /* none is not an error */
+				fail("rpma_cq_get_wc", ret);
+				return ret;
+			}
+			for (int i = 0; i < got; i++)
+				if (validate_wc(&wc[i], recv, &send_cmpl, &recv_cmpl))
+					return -1;
+			continue;
+		}
+		if (pfd[1].revents) {
+			enum rpma_conn_event ev = RPMA_CONN_UNDEFINED;
+			int ret = rpma_conn_next_event(conn, &ev);
+			if (ret && no_event(ret))
+				continue;
+			if (ret) {
+				fail("rpma_conn_next_event", ret);
+				return ret;
+			}
+			if (ev == RPMA_CONN_CLOSED || ev == RPMA_CONN_LOST)
+				return WAIT_CLOSED;
+			fprintf(stderr, "pingpong_client: unexpected event %s\n", rpma_utils_conn_event_2str(ev));
+			return -1;
+		}
+	}
+	return WAIT_OK;
+}
+
+static void usage(const char *argv0)
+{
+	fprintf(stderr, "usage: %s ADDR PORT SEED ROUNDS [SLEEP_US] [--timeout SEC] [--quiet]\n", argv0);
+	exit(EXIT_USAGE);
+}
+
+int main(int argc, char **argv)
+{
+	const char *pos[5];
+	int npos = 0;
+	uint64_t timeout_s = 60;
+	bool quiet = false;
+	for (int i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--timeout") && i + 1 < argc) {
+			timeout_s = parse_u64(argv[i], argv[i + 1]);
+			i++;
+		} else if (!strcmp(argv[i], "--quiet")) {
+			quiet = true;
+		} else if (argv[i][0] != '-' && npos < 5) {
+			pos[npos++] = argv[i];
+		} else {
+			usage(argv[0]);
+		}
+	}
+	if (npos < 4 || timeout_s < 1)
+		usage(argv[0]);
+	const char *addr = pos[0], *port = pos[1];
+	uint64_t cntr = parse_u64("SEED", pos[2]);
+	uint64_t rounds = parse_u64("ROUNDS", pos[3]);
+	uint64_t sleep_us = npos == 5 ? parse_u64("SLEEP_US", pos[4]) : 0;
+	if (rounds < 1) {   /* the example's while (--rounds) would run for ever on 0 */
+		fprintf(stderr, "pingpong_client: ROUNDS must be at least 1\n");
+		return EXIT_USAGE;
+	}
+	uint64_t deadline = now_ms() + timeout_s * 1000u;
+
+	(void) rpma_log_set_threshold(RPMA_LOG_THRESHOLD_AUX, RPMA_LOG_LEVEL_ERROR);
+	setvbuf(stdout, NULL, _IOLBF, 0);   /* a test reading the pipe sees each line as it comes */
+
+	struct ibv_context *ibv = NULL;
+	struct rpma_peer *peer = NULL;
+	struct rpma_conn_req *req = NULL;
+	struct rpma_conn *conn = NULL;
+	struct rpma_mr_local *recv_mr = NULL, *send_mr = NULL;
+	struct rpma_cq *cq = NULL;
+	uint64_t *recv = NULL, *send = NULL;
+	enum rpma_conn_event ev = RPMA_CONN_UNDEFINED;
+	int ev_fd = -1, cq_fd = -1, ret, rc = EXIT_FAIL;
+	uint64_t done = 0;
+	bool established = false, closed = false;
+
+	long page = sysconf(_SC_PAGESIZE);
+	if (posix_memalign((void **)&recv, (size_t)page, MSG_SIZE) ||
+			posix_memalign((void **)&send, (size_t)page, MSG_SIZE)) {
+		fprintf(stderr, "pingpong_client: out of memory\n");
+		goto out_free;
+	}
+	*recv = *send = 0;
+	if ((ret = rpma_utils_get_ibv_context(addr, RPMA_UTIL_IBV_CONTEXT_REMOTE, &ibv))) {
+		fail("rpma_utils_get_ibv_context", ret);
+		goto out_free;
+	}
+	if ((ret = rpma_peer_new(ibv, &peer))) {
+		fail("rpma_peer_new", ret);
+		goto out_free;
+	}
+	if ((ret = rpma_mr_reg(peer, recv, MSG_SIZE, RPMA_MR_USAGE_RECV, &recv_mr)) ||
+			(ret = rpma_mr_reg(peer, send, MSG_SIZE, RPMA_MR_USAGE_SEND, &send_mr))) {
+		fail("rpma_mr_reg", ret);
+		goto out_dereg;
+	}
+
+	if ((ret = rpma_conn_req_new(peer, addr, port, NULL, &req))) {
+		fail("rpma_conn_req_new", ret);
+		goto out_dereg;
+	}
+	if ((ret = rpma_conn_req_connect(&req, NULL, &conn))) {   /* consumes req */
+		fail("rpma_conn_req_connect", ret);
+		goto out_dereg;
+	}
+	if ((ret = rpma_conn_get_event_fd(conn, &ev_fd)) || set_nonblock(ev_fd)) {
+		if (ret)
+			fail("rpma_conn_get_event_fd", ret);
+		ev_fd = -1;
+		goto out_disconnect;
+	}
+	ret = wait_event(conn, ev_fd, deadline, &ev);
+	if (ret == WAIT_TIMEOUT) {
+		fprintf(stderr, "pingpong_client: no answer to the connect within %" PRIu64 " s\n", timeout_s);
+		rc = EXIT_TIMEOUT;
+		goto out_disconnect;
+	}
+	if (ret)
+		goto out_disconnect;
+	if (ev != RPMA_CONN_ESTABLISHED) {
+		fprintf(stderr, "pingpong_client: unexpected event while connecting: %s\n",
+			rpma_utils_conn_event_2str(ev));
+		goto out_disconnect;
+	}
+	established = true;
+	if ((ret = rpma_conn_get_cq(conn, &cq)) || (ret = rpma_cq_get_fd(cq, &cq_fd)) || set_nonblock(cq_fd)) {
+		if (ret)
+			fail("rpma_conn_get_cq/rpma_cq_get_fd", ret);
+		goto out_disconnect;
+	}
+
+	while (--rounds) {
+		/* a receive for the server's answer, then the counter */
+		if ((ret = rpma_recv(conn, recv_mr, 0, MSG_SIZE, recv))) {
+			fail("rpma_recv", ret);
+			goto out_disconnect;
+		}
+		if (!quiet)
+			printf("Value sent: %" PRIu64 "\n", cntr);
+		*send = htole64(cntr);
+		if ((ret = rpma_send(conn, send_mr, 0, MSG_SIZE, RPMA_F_COMPLETION_ALWAYS, NULL))) {
+			fail("rpma_send", ret);
+			goto out_disconnect;
+		}
+		ret = wait_round(conn, cq, cq_fd, ev_fd, deadline, recv);
+		if (ret == WAIT_CLOSED) {
+			fprintf(stderr, "pingpong_client: the server closed the connection after %" PRIu64 " rounds\n",
+				done);
+			closed = true;
+			rc = EXIT_SERVER_CLOSED;
+			goto out_disconnect;
+		}
+		if (ret == WAIT_TIMEOUT) {
+			fprintf(stderr, "pingpong_client: round %" PRIu64 " did not complete within the %" PRIu64
+				" s timeout\n", done + 1, timeout_s);
+			rc = EXIT_TIMEOUT;
+			goto out_disconnect;
+		}
+		if (ret)
+			goto out_disconnect;
+		cntr = le64toh(*recv);
+		done++;
+		if (!quiet)
+			printf("Value received: %" PRIu64 "\n", cntr);
+		if (sleep_us > 0) {
+			uint64_t left_ms = deadline > now_ms() ? deadline - now_ms() : 0;
+			uint64_t us = sleep_us < left_ms * 1000u ? sleep_us : left_ms * 1000u;
+			struct timespec d = { (time_t)(us / 1000000u), (long)(us % 1000000u) * 1000L };
+			while (nanosleep(&d, &d) && errno == EINTR)
+				;
+		}
+	}
+
+	/* "I am done": the server disconnects when it sees it; no completion unless it fails */
+	*send = htole64(I_M_DONE);
+	if ((ret = rpma_send(conn, send_mr, 0, MSG_SIZE, RPMA_F_COMPLETION_ON_ERROR, NULL))) {
+		fail("rpma_send(I_M_DONE)", ret);
+		goto out_disconnect;
+	}
+	rc = EXIT_OK;
+
+out_disconnect:
+	/* disconnect (also answers a server's disconnect), wait (bounded) for CLOSED, delete;
+	 * a connection that never got established is only deleted */
+	if (!established) {
+		/* nothing to disconnect */
+	} else if ((ret = rpma_conn_disconnect(conn))) {
+		fail("rpma_conn_disconnect", ret);
+		rc = rc == EXIT_OK ? EXIT_FAIL : rc;
+	} else if (ev_fd >= 0 && !closed) {
+		uint64_t until = now_ms() + TEARDOWN_GRACE_MS;
+		if (rc == EXIT_OK && deadline > until)
+			until = deadline;
+		do {
+			ev = RPMA_CONN_UNDEFINED;
+			ret = wait_event(conn, ev_fd, until, &ev);
+		} while (ret == WAIT_OK && ev != RPMA_CONN_CLOSED && ev != RPMA_CONN_LOST);
+		if (ret && rc == EXIT_OK) {
+			fprintf(stderr, "pingpong_client: no CLOSED after the disconnect\n");
+			rc = ret == WAIT_TIMEOUT ? EXIT_TIMEOUT : EXIT_FAIL;
+		}
+	}
+	if ((ret = rpma_conn_delete(&conn))) {
+		fail("rpma_conn_delete", ret);
+		rc = rc == EXIT_OK ? EXIT_FAIL : rc;
+	}
+out_dereg:
+	if ((ret = rpma_mr_dereg(&send_mr))) {
+		fail("rpma_mr_dereg(send)", ret);
+		rc = rc == EXIT_OK ? EXIT_FAIL : rc;
+	}
+	if ((ret = rpma_mr_dereg(&recv_mr))) {
+		fail("rpma_mr_dereg(recv)", ret);
+		rc = rc == EXIT_OK ? EXIT_FAIL : rc;
+	}
+	if ((ret = rpma_peer_delete(&peer))) {
+		fail("rpma_peer_delete", ret);
+		rc = rc == EXIT_OK ? EXIT_FAIL : rc;
+	}
+out_free:
+	free(send);
+	free(recv);
+	printf("RESULT rounds=%" PRIu64 " last=%" PRIu64 "\n", done, cntr);
+	return rc;
+}

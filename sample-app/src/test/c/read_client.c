@@ -1,0 +1,365 @@
+/*
+ * read_client.c - an end-to-end test client that behaves as librpma's example
+ * 02-read-to-volatile client, on the wire and in the order of its calls, with every wait bounded.
+ *
+ *   read_client ADDR PORT [--timeout SEC]
+ *
+ * Registers a 1 KiB local buffer (RPMA_MR_USAGE_READ_DST), connects to ADDR:PORT without
+ * private data and reads the server's accept private data as the examples' common_data:
+ *   struct common_data { uint16_t data_offset; uint8_t mr_desc_size; uint8_t pcfg_desc_size;
+ *                        char descriptors[24]; }      (28 bytes, little-endian)
+ * It turns descriptors[0 .. mr_desc_size) into a remote MR (rpma_mr_remote_from_descriptor),
+ * checks that the remote region fits 1 KiB, reads all of it with rpma_read
+ * (RPMA_F_COMPLETION_ALWAYS), waits for the completion (rpma_cq_wait + rpma_cq_get_wc; status
+ * success, opcode IBV_WC_RDMA_READ) and prints
+ *   Read a message: <the region as a C string>
+ * Then it deletes the remote MR, disconnects, waits for CLOSED and deletes everything.
+ * No retry on REJECTED (the example has none).
+ *
+ * --timeout SEC (default 60) bounds the whole run; the completion wait also watches the
+ * connection's CM events, so a server that disconnects instead of letting the read finish
+ * fails the run at once.
+ *
+ * Exit codes: 0 the string was read; 1 a librpma call failed, bad private data, a failed
+ * completion or an unexpected event; 2 usage; 3 timed out. Every failure prints one
+ * "read_client: ..." line on stderr.
+ */
+#define _GNU_SOURCE
+#include <librpma.h>
+#include <infiniband/verbs.h>
+
+#include <endian.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#define KILOBYTE 1024
+#define DESCRIPTORS_MAX_SIZE 24
+#define COMMON_DATA_HEADER 4          /* data_offset (u16), mr_desc_size (u8), pcfg_desc_size (u8) */
+#define TEARDOWN_GRACE_MS 2000
+
+enum { EXIT_OK = 0, EXIT_FAIL = 1, EXIT_USAGE = 2, EXIT_TIMEOUT = 3 };
+enum { WAIT_OK = 0, WAIT_TIMEOUT = 1 };   /* wait results; < 0 is an error */
+
+static uint64_t now_ms(void)
+{
+	struct timespec t;
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (uint64_t)t.tv_sec * 1000u + (uint64_t)t.tv_nsec / 1000000u;
+}
+
+static void fail(const char *what, int ret)
+{
+	fprintf(stderr, "read_client: %s failed: %d (%s)\n", what, ret, rpma_err_2str(ret));
+}
+
+static long parse_long(const char *opt, const char *s)
+{
+	char *end;
+	errno = 0;
+	long v = strtol(s, &end, 10);
+	if (errno || *end || v < 1) {
+		fprintf(stderr, "read_client: bad value for %s: %s\n", opt, s);
+		exit(EXIT_USAGE);
+	}
+	return v;
+}
+
+static int set_nonblock(int fd)
+{
+	int fl = fcntl(fd, F_GETFL);
+	if (fl < 0 || fcntl(fd, F_SETFL, fl | O_NONBLOCK) < 0) {
+		perror("read_client: fcntl(O_NONBLOCK)");
+		return -1;
+	}
+	return 0;
+}
+
+/* true when a failed rpma_conn_next_event only means "nothing queued" on a non-blocking fd */
+static bool no_event(int ret)
+{
+	return ret == RPMA_E_UNKNOWN || ret == RPMA_E_NO_EVENT || (ret == RPMA_E_PROVIDER && errno == EAGAIN);
+}
+
+/* the next connection event, waiting at most until deadline */
+static int wait_event(struct rpma_conn *conn, int ev_fd, uint64_t deadline, enum rpma_conn_event *ev)
+{
+	for (;;) {
+		uint64_t t = now_ms();
+		if (t >= deadline)
+			return WAIT_TIMEOUT;
+		struct pollfd pfd = { ev_fd, POLLIN, 0 };
+		int np = poll(&pfd, 1, (int)(deadline - t));
+		if (np < 0 && errno != EINTR) {
+			perror("read_client: poll");
+			return -1;
+		}
+		if (np <= 0)
+			continue;
+		int ret = rpma_conn_next_event(conn, ev);
+		if (ret == 0)
+			return WAIT_OK;
+		if (no_event(ret))
+			continue;
+		fail("rpma_conn_next_event", ret);
+		return ret;
+	}
+}
+
+/*
+ * One completion, as the example waits for it (rpma_cq_wait, then rpma_cq_get_wc), but with
+ * poll() first so that the wait is bounded and a CLOSED/LOST of the connection ends it.
+ */
+static int wait_completion(struct rpma_conn *conn, struct rpma_cq *cq, int cq_fd, int ev_fd,
+		uint64_t deadline, struct ibv_wc *wc)
+{
+	for (;;) {
+		uint64_t t = now_ms();
+		if (t >= deadline)
+			return WAIT_TIMEOUT;
+		struct pollfd pfd[2] = { { cq_fd, POLLIN, 0 }, { ev_fd, POLLIN, 0 } };
+		int np = poll(pfd, 2, (int)(deadline - t));
+		if (np < 0 && errno != EINTR) {
+			perror("read_client: poll");
+			return -1;
+		}
+		if (np <= 0)
+			continue;
+		if (pfd[0].revents) {
+			int ret = rpma_cq_wait(cq);   /* consumes the channel event, re-arms the CQ */
+			if (ret == RPMA_E_NO_COMPLETION)
+				continue;            /* nothing on the non-blocking channel after all */
+			if (ret) {
+				fail("rpma_cq_wait", ret);
+				return ret;
+			}
+			int got = 0;
+			ret = rpma_cq_get_wc(cq, 1, wc, &got);
+			if (ret == RPMA_E_NO_COMPLETION)
+				continue;
+			if (ret) {
+				fail("rpma_cq_get_wc", ret);
+				return ret;
+			}
+			if (got == 1)
+				return WAIT_OK;
+		}
+		if (pfd[1].revents) {
+			enum rpma_conn_event ev = RPMA_CONN_UNDEFINED;
+			int ret = rpma_conn_next_event(conn, &ev);
+			if (ret && no_event(ret))
+				continue;
+			if (ret) {
+				fail("rpma_conn_next_event", ret);
+				return ret;
+			}
+			fprintf(stderr, "read_client: connection event %s while waiting for the read\n",
+				rpma_utils_conn_event_2str(ev));
+			return -1;
+		}
+	}
+}
+
+int main(int argc, char **argv)
+{
+	const char *pos[2];
+	int npos = 0;
+	long timeout_s = 60;
+	for (int i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--timeout") && i + 1 < argc) {
+			timeout_s = parse_long(argv[i], argv[i + 1]);
+			i++;
+		} else if (argv[i][0] != '-' && npos < 2) {
+			pos[npos++] = argv[i];
+		} else {
+			npos = -100;
+		}
+	}
+	if (npos != 2) {
+		fprintf(stderr, "usage: %s ADDR PORT [--timeout SEC]\n", argv[0]);
+		return EXIT_USAGE;
+	}
+	const char *addr = pos[0], *port = pos[1];
+	uint64_t deadline = now_ms() + (uint64_t)timeout_s * 1000u;
+
+	(void) rpma_log_set_threshold(RPMA_LOG_THRESHOLD_AUX, RPMA_LOG_LEVEL_ERROR);
+	setvbuf(stdout, NULL, _IOLBF, 0);   /* a test reading the pipe sees each line as it comes */
+
+	struct ibv_context *ibv = NULL;
+	struct rpma_peer *peer = NULL;
+	struct rpma_conn_req *req = NULL;
+	struct rpma_conn *conn = NULL;
+	struct rpma_mr_local *dst_mr = NULL;
+	struct rpma_mr_remote *src_mr = NULL;
+	struct rpma_cq *cq = NULL;
+	char *dst = NULL;
+	enum rpma_conn_event ev = RPMA_CONN_UNDEFINED;
+	int ev_fd = -1, cq_fd = -1, ret, rc = EXIT_FAIL;
+	bool established = false;
+
+	if ((ret = rpma_utils_get_ibv_context(addr, RPMA_UTIL_IBV_CONTEXT_REMOTE, &ibv))) {
+		fail("rpma_utils_get_ibv_context", ret);
+		return EXIT_FAIL;
+	}
+	if ((ret = rpma_peer_new(ibv, &peer))) {
+		fail("rpma_peer_new", ret);
+		return EXIT_FAIL;
+	}
+	/* page-aligned and zeroed, as the example's malloc_aligned() */
+	if (posix_memalign((void **)&dst, (size_t)sysconf(_SC_PAGESIZE), KILOBYTE)) {
+		fprintf(stderr, "read_client: out of memory\n");
+		goto out_peer;
+	}
+	memset(dst, 0, KILOBYTE);
+	if ((ret = rpma_mr_reg(peer, dst, KILOBYTE, RPMA_MR_USAGE_READ_DST, &dst_mr))) {
+		fail("rpma_mr_reg", ret);
+		goto out_free;
+	}
+
+	if ((ret = rpma_conn_req_new(peer, addr, port, NULL, &req))) {
+		fail("rpma_conn_req_new", ret);
+		goto out_dereg;
+	}
+	if ((ret = rpma_conn_req_connect(&req, NULL, &conn))) {   /* consumes req */
+		fail("rpma_conn_req_connect", ret);
+		goto out_dereg;
+	}
+	if ((ret = rpma_conn_get_event_fd(conn, &ev_fd)) || set_nonblock(ev_fd)) {
+		if (ret)
+			fail("rpma_conn_get_event_fd", ret);
+		ev_fd = -1;
+		goto out_disconnect;
+	}
+	ret = wait_event(conn, ev_fd, deadline, &ev);
+	if (ret == WAIT_TIMEOUT) {
+		fprintf(stderr, "read_client: no answer to the connect within %ld s\n", timeout_s);
+		rc = EXIT_TIMEOUT;
+		goto out_disconnect;
+	}
+	if (ret)
+		goto out_disconnect;
+	if (ev != RPMA_CONN_ESTABLISHED) {
+		fprintf(stderr, "read_client: unexpected event while connecting: %s\n",
+			rpma_utils_conn_event_2str(ev));
+		goto out_disconnect;
+	}
+	established = true;
+
+	/* the server's memory region, as example 02's common_data */
+	struct rpma_conn_private_data pdata = { NULL, 0 };
+	if ((ret = rpma_conn_get_private_data(conn, &pdata))) {
+		fail("rpma_conn_get_private_data", ret);
+		goto out_disconnect;
+	}
+	if (pdata.ptr == NULL || pdata.len < COMMON_DATA_HEADER) {
+		fprintf(stderr, "read_client: the server has not provided a remote memory region "
+			"(private data of %u bytes)\n", (unsigned)pdata.len);
+		goto out_disconnect;
+	}
+	const uint8_t *p = pdata.ptr;
+	uint16_t data_offset = (uint16_t)(p[0] | p[1] << 8);
+	uint8_t mr_desc_size = p[2], pcfg_desc_size = p[3];
+	if ((size_t)mr_desc_size + pcfg_desc_size > DESCRIPTORS_MAX_SIZE ||
+			COMMON_DATA_HEADER + (size_t)mr_desc_size > pdata.len) {
+		fprintf(stderr, "read_client: bad common_data: mr_desc_size %u pcfg_desc_size %u in %u bytes\n",
+			mr_desc_size, pcfg_desc_size, (unsigned)pdata.len);
+		goto out_disconnect;
+	}
+	(void) data_offset;   /* the example reads the whole region from offset 0 */
+	if ((ret = rpma_mr_remote_from_descriptor(p + COMMON_DATA_HEADER, mr_desc_size, &src_mr))) {
+		fail("rpma_mr_remote_from_descriptor", ret);
+		goto out_disconnect;
+	}
+	size_t src_size = 0;
+	if ((ret = rpma_mr_remote_get_size(src_mr, &src_size))) {
+		fail("rpma_mr_remote_get_size", ret);
+		goto out_remote;
+	}
+	if (src_size > KILOBYTE) {
+		fprintf(stderr, "read_client: the remote region is too big for the %d-byte buffer (%zu)\n",
+			KILOBYTE, src_size);
+		goto out_remote;
+	}
+
+	if ((ret = rpma_read(conn, dst_mr, 0, src_mr, 0, src_size, RPMA_F_COMPLETION_ALWAYS, NULL))) {
+		fail("rpma_read", ret);
+		goto out_remote;
+	}
+	if ((ret = rpma_conn_get_cq(conn, &cq)) || (ret = rpma_cq_get_fd(cq, &cq_fd)) || set_nonblock(cq_fd)) {
+		if (ret)
+			fail("rpma_conn_get_cq/rpma_cq_get_fd", ret);
+		goto out_remote;
+	}
+	struct ibv_wc wc;
+	ret = wait_completion(conn, cq, cq_fd, ev_fd, deadline, &wc);
+	if (ret == WAIT_TIMEOUT) {
+		fprintf(stderr, "read_client: the read did not complete within %ld s\n", timeout_s);
+		rc = EXIT_TIMEOUT;
+		goto out_remote;
+	}
+	if (ret)
+		goto out_remote;
+	if (wc.status != IBV_WC_SUCCESS) {
+		fprintf(stderr, "read_client: rpma_read() failed: %s\n", ibv_wc_status_str(wc.status));
+		goto out_remote;
+	}
+	if (wc.opcode != IBV_WC_RDMA_READ) {
+		fprintf(stderr, "read_client: unexpected wc.opcode value (%d != %d)\n", wc.opcode, IBV_WC_RDMA_READ);
+		goto out_remote;
+	}
+	printf("Read a message: %.*s\n", (int)strnlen(dst, src_size), dst);
+	fflush(stdout);
+	rc = EXIT_OK;
+
+out_remote:
+	if ((ret = rpma_mr_remote_delete(&src_mr))) {
+		fail("rpma_mr_remote_delete", ret);
+		rc = rc == EXIT_OK ? EXIT_FAIL : rc;
+	}
+out_disconnect:
+	/* the client ends it: disconnect, wait (bounded) for CLOSED, delete; a connection that
+	 * never got established is only deleted */
+	if (!established) {
+		/* nothing to disconnect */
+	} else if ((ret = rpma_conn_disconnect(conn))) {
+		fail("rpma_conn_disconnect", ret);
+		rc = rc == EXIT_OK ? EXIT_FAIL : rc;
+	} else if (ev_fd >= 0) {
+		/* the rest of the run's time, but at least a short grace after a failure */
+		uint64_t until = now_ms() + TEARDOWN_GRACE_MS;
+		if (rc == EXIT_OK && deadline > until)
+			until = deadline;
+		do {
+			ev = RPMA_CONN_UNDEFINED;
+			ret = wait_event(conn, ev_fd, until, &ev);
+		} while (ret == WAIT_OK && ev != RPMA_CONN_CLOSED && ev != RPMA_CONN_LOST);
+		if (ret && rc == EXIT_OK) {
+			fprintf(stderr, "read_client: no CLOSED after the disconnect\n");
+			rc = ret == WAIT_TIMEOUT ? EXIT_TIMEOUT : EXIT_FAIL;
+		}
+	}
+	if ((ret = rpma_conn_delete(&conn))) {
+		fail("rpma_conn_delete", ret);
+		rc = rc == EXIT_OK ? EXIT_FAIL : rc;
+	}
+out_dereg:
+	if ((ret = rpma_mr_dereg(&dst_mr))) {
+		fail("rpma_mr_dereg", ret);
+		rc = rc == EXIT_OK ? EXIT_FAIL : rc;
+	}
+out_free:
+	free(dst);
+out_peer:
+	if ((ret = rpma_peer_delete(&peer))) {
+		fail("rpma_peer_delete", ret);
+		rc = rc == EXIT_OK ? EXIT_FAIL : rc;
+	}
+	return rc;
+}
