@@ -16,66 +16,66 @@ import dev.rpma.jna.RpmaMemoryRegion;
 import dev.rpma.jna.RpmaPeer;
 
 /**
- * The memory regions a server exposes ({@link RpmaRegionDefinition}), registered on the peers of the
- * endpoints that serve them. The application fills a region through {@link #memory(String)}; a
- * connection handler asks its request for the descriptor. Thread-safe.
+ * The memory regions a server exposes ({@link RpmaRegionDefinition}): known from the server's
+ * creation, so the application can fill a region ({@link #memory(String)}) before the server
+ * listens; registered when it listens, on the peers of the endpoints that serve them; a connection
+ * handler asks its request for a region's descriptor. Thread-safe.
  */
 public final class RpmaRegions {
 
     private static final Logger logger = LoggerFactory.getLogger(RpmaRegions.class);
 
-    private final Map<String, RpmaRegionDefinition> definitions;
+    private final Map<String, RpmaRegionDefinition> definitions = new LinkedHashMap<>();
 
-    /** Registrations by region name, then by peer address. */
-    private final Map<String, Map<String, Registration>> registered;
+    /** Registrations by region name, then by peer address; filled when the server listens. */
+    private final Map<String, Map<String, Registration>> registered = new java.util.concurrent.ConcurrentHashMap<>();
 
-    private RpmaRegions(Map<String, RpmaRegionDefinition> definitions, Map<String, Map<String, Registration>> registered) {
-        this.definitions = definitions;
-        this.registered = registered;
+    /**
+     * @throws IllegalArgumentException when two regions share a name, or one names an endpoint that is
+     *     not among {@code endpoints}
+     */
+    RpmaRegions(List<RpmaRegionDefinition> definitions, List<RpmaEndpointSettings> endpoints) {
+        for (RpmaRegionDefinition definition : definitions) {
+            if (this.definitions.putIfAbsent(definition.name(), definition) != null) {
+                throw new IllegalArgumentException("Two regions are named '" + definition.name() + "'");
+            }
+            for (String endpoint : definition.endpoints()) {
+                if (endpoints.stream().noneMatch((settings) -> settings.name().equals(endpoint))) {
+                    throw new IllegalArgumentException("Region '" + definition.name() + "' names endpoint '" + endpoint
+                            + "', which is not configured");
+                }
+            }
+        }
     }
 
     private record Registration(RpmaMemoryRegion region, byte[] descriptor) {
-    }
-
-    /** No regions. */
-    static RpmaRegions none() {
-        return new RpmaRegions(Map.of(), Map.of());
     }
 
     /**
      * Registers each region on the peer of every endpoint it serves; if one fails, those already
      * registered are deregistered before the exception leaves.
      */
-    static RpmaRegions register(List<RpmaRegionDefinition> definitions, List<RpmaEndpointSettings> endpoints,
-            Map<String, RpmaPeer> peers) {
-        Map<String, RpmaRegionDefinition> byName = new LinkedHashMap<>();
-        Map<String, Map<String, Registration>> registered = new LinkedHashMap<>();
-        RpmaRegions regions = new RpmaRegions(byName, registered);
+    void register(List<RpmaEndpointSettings> endpoints, Map<String, RpmaPeer> peers) {
         try {
-            for (RpmaRegionDefinition definition : definitions) {
-                if (byName.putIfAbsent(definition.name(), definition) != null) {
-                    throw new IllegalArgumentException("Two regions are named '" + definition.name() + "'");
-                }
-                for (String endpoint : definition.endpoints()) {
-                    if (endpoints.stream().noneMatch((settings) -> settings.name().equals(endpoint))) {
-                        throw new IllegalArgumentException("Region '" + definition.name() + "' names endpoint '"
-                                + endpoint + "', which is not configured");
-                    }
-                }
+            for (RpmaRegionDefinition definition : this.definitions.values()) {
                 Map<String, Registration> byAddress = new LinkedHashMap<>();
-                registered.put(definition.name(), byAddress);
                 MemoryUsage[] usages = definition.usages().toArray(MemoryUsage[]::new);
-                for (RpmaEndpointSettings endpoint : endpoints) {
-                    if (definition.serves(endpoint.name()) && !byAddress.containsKey(endpoint.address())) {
-                        RpmaMemoryRegion region = peers.get(endpoint.address()).register(definition.memory(), usages);
-                        byAddress.put(endpoint.address(), new Registration(region, region.descriptor()));
+                try {
+                    for (RpmaEndpointSettings endpoint : endpoints) {
+                        if (definition.serves(endpoint.name()) && !byAddress.containsKey(endpoint.address())) {
+                            RpmaMemoryRegion region = peers.get(endpoint.address()).register(definition.memory(), usages);
+                            byAddress.put(endpoint.address(), new Registration(region, region.descriptor()));
+                        }
                     }
+                }
+                finally {
+                    // whole, once filled: the acceptors read it without a lock
+                    this.registered.put(definition.name(), Map.copyOf(byAddress));
                 }
             }
-            return regions;
         }
         catch (RuntimeException ex) {
-            regions.deregister();
+            deregister();
             throw ex;
         }
     }
@@ -106,7 +106,8 @@ public final class RpmaRegions {
      */
     byte[] descriptor(String name, String endpoint, String address) {
         RpmaRegionDefinition definition = definition(name);
-        Registration registration = this.registered.get(name).get(address);
+        Map<String, Registration> byAddress = this.registered.get(name);
+        Registration registration = (byAddress != null) ? byAddress.get(address) : null;
         if (!definition.serves(endpoint) || registration == null) {
             throw new IllegalArgumentException("Region '" + name + "' is not exposed to endpoint '" + endpoint
                     + "'; it serves " + definition.endpoints());
@@ -114,7 +115,7 @@ public final class RpmaRegions {
         return registration.descriptor().clone();
     }
 
-    /** Deregisters every region; after every connection that could reach them is deleted. */
+    /** Deregisters every region; after every connection that could reach them is deleted. Idempotent. */
     void deregister() {
         List<String> failures = new ArrayList<>();
         for (Map<String, Registration> byAddress : this.registered.values()) {
@@ -127,6 +128,7 @@ public final class RpmaRegions {
                 }
             }
         }
+        this.registered.clear();
         if (!failures.isEmpty()) {
             logger.warn("Deregistering exposed memory failed: {}", failures);
         }

