@@ -443,6 +443,8 @@ public final class RpmaEventLoop implements Executor {
             if (++spins == SPINS_PER_FD_LOOK) {
                 spins = 0;
                 int ready = this.epoll.await(0);
+                // the look consumed any wake-up: a later one must write again, or the next sleep never ends
+                this.wakeupPending.set(false);
                 dispatch(ready);
                 found |= ready > 0;
                 if (!this.timers.isEmpty()) {

@@ -207,6 +207,41 @@ class RpmaEventLoopTest {
         assertThat(busy.awaitTermination(Duration.ofSeconds(10))).isTrue();
     }
 
+    /**
+     * A wake-up written for a task that the same round already ran is consumed by the busy poll's look
+     * at the fds; the next task handed over must still wake the sleeping loop.
+     */
+    @Test
+    void aWakeUpConsumedByTheBusyPollDoesNotSilenceTheNextOne() throws InterruptedException {
+        RpmaEventLoop busy = new RpmaEventLoop("busy-loop", Duration.ofMillis(20));
+        busy.start();
+        try {
+            CountDownLatch ready = new CountDownLatch(1);
+            busy.execute(() -> {
+                busy.addBusyPoller(() -> false);
+                // from another thread while this round runs its tasks: run in this round, its wake-up left behind
+                Thread other = new Thread(() -> busy.execute(ready::countDown));
+                other.start();
+                try {
+                    other.join();
+                }
+                catch (InterruptedException ex) {
+                    Thread.currentThread().interrupt();
+                }
+            });
+            assertThat(ready.await(10, TimeUnit.SECONDS)).isTrue();
+            // the busy poll ends and the loop sleeps; a task handed over now must wake it
+            Thread.sleep(200);
+            CountDownLatch woken = new CountDownLatch(1);
+            busy.execute(woken::countDown);
+            assertThat(woken.await(5, TimeUnit.SECONDS)).as("the sleeping loop woken for a task").isTrue();
+        }
+        finally {
+            busy.shutdown();
+        }
+        assertThat(busy.awaitTermination(Duration.ofSeconds(10))).isTrue();
+    }
+
     @Test
     void aLoopThatNeverStartedStopsAtOnce() throws InterruptedException {
         RpmaEventLoop unstarted = new RpmaEventLoop("never", Duration.ZERO);
