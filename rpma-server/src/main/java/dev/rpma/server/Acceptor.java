@@ -4,7 +4,7 @@ import java.time.Duration;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.function.Supplier;
+import java.util.concurrent.Callable;
 
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
@@ -374,7 +374,7 @@ final class Acceptor implements RpmaEventLoop.IoHandler {
             if (block != null) {
                 int slots = this.context.settings.messages().receiveSlots();
                 for (int i = 0; i < slots; i++) {
-                    native_.receive(block.region, block.receiveOffset(i), block.slotSize(), i);
+                    native_.receive(block.region, block.receiveOffset(i), block.receiveLength(), i);
                 }
             }
             connection = native_.connect(request.acceptPrivateData());
@@ -453,15 +453,14 @@ final class Acceptor implements RpmaEventLoop.IoHandler {
             }
         }
         catch (Throwable ex) {
-            Throwable cause = (ex instanceof HandlerException) ? ex.getCause() : ex;
             boolean rejected = request.rejectIfPending(RejectReason.HANDLER_FAILED);
             logger.error("Connection handler {} failed on endpoint '{}'{}", this.handler.name(), endpointName(),
-                    rejected ? "; the request was rejected" : "", cause);
+                    rejected ? "; the request was rejected" : "", ex);
         }
     }
 
     /** The handler call the observer wraps. */
-    private final class Invocation implements Supplier<Void> {
+    private final class Invocation implements Callable<Void> {
 
         private final RpmaIncomingRequest request;
 
@@ -470,16 +469,8 @@ final class Acceptor implements RpmaEventLoop.IoHandler {
         }
 
         @Override
-        public Void get() {
-            try {
-                Acceptor.this.handler.handle(this.request);
-            }
-            catch (RuntimeException ex) {
-                throw ex;
-            }
-            catch (Exception ex) {
-                throw new HandlerException(ex);
-            }
+        public Void call() throws Exception {
+            Acceptor.this.handler.handle(this.request);
             return null;
         }
     }
@@ -500,16 +491,6 @@ final class Acceptor implements RpmaEventLoop.IoHandler {
             if (!this.request.isDecided()) {
                 invoke(this.request);
             }
-        }
-    }
-
-    /** Carries a checked exception of a handler through the observer's supplier. */
-    static final class HandlerException extends RuntimeException {
-
-        private static final long serialVersionUID = 1L;
-
-        HandlerException(Throwable cause) {
-            super(cause);
         }
     }
 

@@ -37,6 +37,9 @@ final class BufferPool {
 
     private final int slotSize;
 
+    /** The largest message: what a receive is posted for, so that the device refuses a longer one. */
+    private final int receiveLength;
+
     private final int receiveSlots;
 
     private final int sendSlots;
@@ -50,12 +53,13 @@ final class BufferPool {
     private boolean closed;
 
     /**
-     * @param slotSize bytes of one slot (rounded up to a cache line)
+     * @param slotSize bytes of the largest message (a slot is that, rounded up to a cache line)
      * @param payloadOffset where a message's payload starts in its slot (after the framing header)
      */
     BufferPool(RpmaPeer peer, int slotSize, int payloadOffset, int receiveSlots, int sendSlots) {
         this.peer = peer;
         this.slotSize = (slotSize + ALIGNMENT - 1) / ALIGNMENT * ALIGNMENT;
+        this.receiveLength = slotSize;
         this.payloadOffset = payloadOffset;
         this.receiveSlots = receiveSlots;
         this.sendSlots = sendSlots;
@@ -187,6 +191,11 @@ final class BufferPool {
 
         int slotSize() {
             return BufferPool.this.slotSize;
+        }
+
+        /** Bytes a receive is posted for: the largest message, not the whole slot. */
+        int receiveLength() {
+            return BufferPool.this.receiveLength;
         }
 
         BufferPool pool() {

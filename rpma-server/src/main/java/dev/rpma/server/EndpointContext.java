@@ -29,7 +29,7 @@ final class EndpointContext {
     final RpmaEventLoopGroup loops;
 
     /** Handlers by route index (raw mode: one, index 0); {@code null} when the endpoint has no data path. */
-    final RpmaMessageHandler @Nullable [] handlers;
+    final RpmaMessageListener @Nullable [] handlers;
 
     /** The routes of {@link #handlers}, same order. */
     final List<String> routes;
@@ -43,7 +43,7 @@ final class EndpointContext {
 
     EndpointContext(RpmaEndpointSettings settings, RpmaEndpointStatistics statistics, RpmaServerObserver observer,
             List<RpmaSessionListener> listeners, ConnectionRegistry registry, RpmaEventLoopGroup loops,
-            RpmaMessageHandler @Nullable [] handlers, List<String> routes, @Nullable BufferPool buffers,
+            RpmaMessageListener @Nullable [] handlers, List<String> routes, @Nullable BufferPool buffers,
             @Nullable HandlerPool messagePool) {
         this.settings = settings;
         this.statistics = statistics;

@@ -16,9 +16,9 @@ import org.jspecify.annotations.Nullable;
  * either way the receive slot is posted again.
  */
 @FunctionalInterface
-public interface RpmaMessageHandler {
+public interface RpmaMessageListener {
 
-    @Nullable Object handle(ByteBuffer message, RpmaSession session) throws Exception;
+    @Nullable Object onMessage(ByteBuffer message, RpmaSession session) throws Exception;
 
     /** A name for logs and metrics (the annotated method). */
     default String name() {

@@ -49,7 +49,7 @@ public final class RpmaServer {
 
     private static final Logger logger = LoggerFactory.getLogger(RpmaServer.class);
 
-    /** One message handler invocation in this many per session is timed for the observer. */
+    /** After its first, one message handler invocation in this many per session is timed for the observer. */
     public static final int HANDLER_TIMING_SAMPLE = 64;
 
     /** Completions taken per {@code rpma_cq_get_wc} on a data-path loop. */
@@ -115,7 +115,7 @@ public final class RpmaServer {
          * The message handlers of an endpoint by route; empty when it has none (its sessions then have
          * no data path). In raw mode there is one, with route {@code ""}.
          */
-        default Map<String, RpmaMessageHandler> messageHandlers(String endpoint) {
+        default Map<String, RpmaMessageListener> messageListeners(String endpoint) {
             return Map.of();
         }
 
@@ -198,7 +198,7 @@ public final class RpmaServer {
 
     private static RpmaServedEndpoint endpoint(Rpma rpma, RpmaEndpointSettings settings, RpmaPeer peer,
             Components components, RpmaRegions regions, RpmaEventLoopGroup loops, RpmaCompletions[] batches) {
-        Map<String, RpmaMessageHandler> messageHandlers = components.messageHandlers(settings.name());
+        Map<String, RpmaMessageListener> messageHandlers = components.messageListeners(settings.name());
         RpmaEndpointSettings.Messages messages = settings.messages();
         if (messages.mode() == RpmaWireMode.RAW && messageHandlers.size() > 1) {
             throw new IllegalArgumentException("Endpoint '" + settings.name() + "' is raw, so its messages have no route,"
@@ -227,8 +227,8 @@ public final class RpmaServer {
             config = components.requestConfig(rpma, settings, needed);
             checkQueues(settings, config, needed);
             List<String> routes = new ArrayList<>(messageHandlers.keySet());
-            RpmaMessageHandler[] handlers = dataPath
-                    ? routes.stream().map(messageHandlers::get).toArray(RpmaMessageHandler[]::new) : null;
+            RpmaMessageListener[] handlers = dataPath
+                    ? routes.stream().map(messageHandlers::get).toArray(RpmaMessageListener[]::new) : null;
             if (dataPath) {
                 int slot = (messages.mode() == RpmaWireMode.RAW) ? messages.maxMessageSize()
                         : FramedWire.slotSize(messages.maxMessageSize());
@@ -366,6 +366,10 @@ public final class RpmaServer {
             }
             // stopping: callbacks of later stop calls run when this stop ends
         }
+        // at once, so that health and requests see the stop from this call on; the rest waits
+        for (RpmaServedEndpoint endpoint : this.endpoints.values()) {
+            endpoint.stopAccepting();
+        }
         Thread stopper = new Thread(this::stopNow, "rpma-server-stop");
         stopper.setDaemon(true);
         stopper.start();
@@ -413,9 +417,6 @@ public final class RpmaServer {
 
     /** The stop's phases; {@code true} when everything native was released. */
     private boolean stopEndpoints() throws InterruptedException {
-        for (RpmaServedEndpoint endpoint : this.endpoints.values()) {
-            endpoint.stopAccepting();
-        }
         for (RpmaServedEndpoint endpoint : this.endpoints.values()) {
             if (!endpoint.awaitAcceptingStopped(HANDLERS_TIMEOUT)) {
                 logger.warn("RDMA endpoint '{}': connection handler threads {} still run {} after the stop began; they"

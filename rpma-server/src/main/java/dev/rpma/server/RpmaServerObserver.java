@@ -2,7 +2,7 @@ package dev.rpma.server;
 
 import java.time.Duration;
 import java.util.List;
-import java.util.function.Supplier;
+import java.util.concurrent.Callable;
 
 import dev.rpma.jna.RpmaException;
 import dev.rpma.server.loop.RpmaEventLoop;
@@ -21,9 +21,12 @@ public interface RpmaServerObserver {
     default void queueWait(String endpoint, Duration wait) {
     }
 
-    /** Wraps a connection handler invocation; must call {@code invocation} exactly once and return its result. */
-    default <T> T handle(RpmaIncomingRequest request, String handlerName, Supplier<T> invocation) {
-        return invocation.get();
+    /**
+     * Wraps a connection handler invocation; must call {@code invocation} exactly once and return its
+     * result or throw what it threw.
+     */
+    default <T> T handle(RpmaIncomingRequest request, String handlerName, Callable<T> invocation) throws Exception {
+        return invocation.call();
     }
 
     /** A meter source: the endpoint was created (before it starts). */
@@ -35,9 +38,10 @@ public interface RpmaServerObserver {
     }
 
     /**
-     * How long one message handler invocation took, for one message in every
-     * {@value RpmaServer#HANDLER_TIMING_SAMPLE} per event loop (timing each would cost two clock reads per
-     * message). Called on the event loop: never block.
+     * How long one message handler invocation took, for the first message of each session and then one
+     * in every {@value RpmaServer#HANDLER_TIMING_SAMPLE} (timing each would cost two clock reads per
+     * message). Called on the thread that ran the handler (the event loop, or a message thread): never
+     * block.
      */
     default void messageHandled(String endpoint, String handlerName, long nanos, boolean failed) {
     }

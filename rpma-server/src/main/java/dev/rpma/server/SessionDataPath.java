@@ -73,7 +73,8 @@ final class SessionDataPath implements RpmaEventLoop.BusyPoller {
 
     private final int sendSlots;
 
-    private final int slotSize;
+    /** Bytes each receive is posted for: the largest message the endpoint takes, header included. */
+    private final int receiveLength;
 
     private final int maxPayload;
 
@@ -107,7 +108,8 @@ final class SessionDataPath implements RpmaEventLoop.BusyPoller {
 
     private boolean releaseWhenPoolReturns;
 
-    private int sampleCountdown = RpmaServer.HANDLER_TIMING_SAMPLE;
+    /** Messages until the next timed one: the first of each session, then one in HANDLER_TIMING_SAMPLE. */
+    private int sampleCountdown = 1;
 
     /** A message waiting for a send slot or credits. */
     private record Queued(byte[] payload, int reply, boolean failed) {
@@ -126,7 +128,7 @@ final class SessionDataPath implements RpmaEventLoop.BusyPoller {
         RpmaEndpointSettings.Messages messages = endpoint.settings.messages();
         this.receiveSlots = messages.receiveSlots();
         this.sendSlots = messages.sendSlots();
-        this.slotSize = block.slotSize();
+        this.receiveLength = block.receiveLength();
         this.maxPayload = messages.maxMessageSize();
         this.headerSize = this.wire.headerSize();
         this.pooled = messages.dispatch() == RpmaMessageDispatch.POOL;
@@ -249,7 +251,7 @@ final class SessionDataPath implements RpmaEventLoop.BusyPoller {
                 if (status == STATUS_LOC_LEN_ERR || status == STATUS_LOC_QP_OP_ERR) {
                     bad(RpmaEndpointStatistics.BadMessage.OVERSIZED, "a receive failed with ibv_wc_status " + status
                             + ((status == STATUS_LOC_LEN_ERR) ? " (IBV_WC_LOC_LEN_ERR)" : " (IBV_WC_LOC_QP_OP_ERR)")
-                            + ": a message larger than the receive slot of " + this.slotSize + " bytes (max-message-size "
+                            + ": a message larger than the " + this.receiveLength + " bytes a receive takes (max-message-size "
                             + this.maxPayload + ")");
                 }
                 else {
@@ -321,7 +323,7 @@ final class SessionDataPath implements RpmaEventLoop.BusyPoller {
             noRoute(slot, frame, length, reply);
             return;
         }
-        RpmaMessageHandler handler = this.endpoint.handlers[route];
+        RpmaMessageListener handler = this.endpoint.handlers[route];
         if (this.pooled) {
             toPool(slot, route, reply);
             return;
@@ -331,7 +333,7 @@ final class SessionDataPath implements RpmaEventLoop.BusyPoller {
         boolean timed = --this.sampleCountdown == 0;
         long start = timed ? System.nanoTime() : 0;
         try {
-            result = handler.handle(payload, this.session);
+            result = handler.onMessage(payload, this.session);
         }
         catch (RpmaProtocolException ex) {
             this.claimed = 0;
@@ -350,7 +352,7 @@ final class SessionDataPath implements RpmaEventLoop.BusyPoller {
     }
 
     /** After a handler returned: its reply out of the slot, the slot posted again, the reply sent. */
-    private void handled(int slot, RpmaMessageHandler handler, int reply, @Nullable Object result,
+    private void handled(int slot, RpmaMessageListener handler, int reply, @Nullable Object result,
             @Nullable Throwable failure) {
         if (failure != null) {
             this.endpoint.statistics.recordHandlerFailure();
@@ -410,7 +412,7 @@ final class SessionDataPath implements RpmaEventLoop.BusyPoller {
             return;
         }
         try {
-            this.connection.receive(this.block.region, this.block.receiveOffset(slot), this.slotSize, slot);
+            this.connection.receive(this.block.region, this.block.receiveOffset(slot), this.receiveLength, slot);
         }
         catch (RpmaException ex) {
             fail(ex, "rpma_recv");
@@ -430,17 +432,26 @@ final class SessionDataPath implements RpmaEventLoop.BusyPoller {
     }
 
     private void submit(int slot, int route, int reply) {
-        RpmaMessageHandler handler = this.endpoint.handlers[route];
+        RpmaMessageListener handler = this.endpoint.handlers[route];
         ByteBuffer payload = this.block.receivePayloads[slot];
         this.inPool = true;
+        boolean timed = --this.sampleCountdown == 0;
+        if (timed) {
+            this.sampleCountdown = RpmaServer.HANDLER_TIMING_SAMPLE;
+        }
         boolean offered = this.endpoint.messagePool.offer(() -> {
             Object result = null;
             Throwable failure = null;
+            long start = timed ? System.nanoTime() : 0;
             try {
-                result = handler.handle(payload, this.session);
+                result = handler.onMessage(payload, this.session);
             }
             catch (Throwable ex) {
                 failure = ex;
+            }
+            if (timed) {
+                this.endpoint.observer.messageHandled(this.endpoint.name(), handler.name(), System.nanoTime() - start,
+                        failure != null);
             }
             // the reply leaves the slot before the loop posts it again
             byte[] bytes = null;
@@ -465,7 +476,7 @@ final class SessionDataPath implements RpmaEventLoop.BusyPoller {
         }
     }
 
-    private void poolReturned(int slot, RpmaMessageHandler handler, int reply, byte @Nullable [] bytes,
+    private void poolReturned(int slot, RpmaMessageListener handler, int reply, byte @Nullable [] bytes,
             @Nullable Throwable failure) {
         this.inPool = false;
         if (this.releaseWhenPoolReturns) {

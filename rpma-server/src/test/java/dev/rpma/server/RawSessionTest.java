@@ -154,11 +154,28 @@ class RawSessionTest {
         this.harness.await("the bad session's end heard", () -> this.harness.ended.size() == 1);
         assertThat(this.harness.ended).singleElement().satisfies((end) -> {
             assertThat(end.reason()).isEqualTo(RpmaSessionEnd.Reason.ERROR);
-            assertThat(end.detail()).contains("larger than the receive slot");
+            assertThat(end.detail()).contains("larger than the 64 bytes a receive takes");
         });
         assertThat(this.harness.statistics().badMessages(RpmaEndpointStatistics.BadMessage.OVERSIZED)).isEqualTo(1);
         good.deliver(u64(5));
         this.harness.await("the good one still served", () -> good.sent().size() == 1);
+    }
+
+    @Test
+    void receivesArePostedForTheLargestMessageNotTheWholeCacheAlignedSlot() {
+        this.harness.messages = this.harness.messages.withMaxMessageSize(8);
+        this.harness.startRaw((message, session) -> message);
+        FakeConnection bad = this.harness.connectOne();
+        assertThat(bad.request().receives()).hasSize(this.harness.messages.receiveSlots())
+            .allSatisfy((receive) -> assertThat(receive.length()).isEqualTo(8));
+        // a slot is 64 bytes, but the device refuses the ninth byte
+        FakeConnection good = this.harness.connectOne();
+        good.deliver(u64(1));
+        this.harness.await("a reposted receive", () -> good.posted().stream()
+            .anyMatch((operation) -> operation.function().equals("rpma_recv") && operation.length() == 8));
+        bad.deliver(new byte[9]);
+        this.harness.await("the bad session's end heard", () -> this.harness.ended.size() == 1);
+        assertThat(this.harness.statistics().badMessages(RpmaEndpointStatistics.BadMessage.OVERSIZED)).isEqualTo(1);
     }
 
     @Test

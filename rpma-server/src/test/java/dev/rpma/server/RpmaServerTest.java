@@ -187,7 +187,7 @@ class RpmaServerTest {
             }
 
             @Override
-            public Map<String, RpmaMessageHandler> messageHandlers(String endpoint) {
+            public Map<String, RpmaMessageListener> messageListeners(String endpoint) {
                 return RpmaServerTest.this.harness.messageHandlers;
             }
 

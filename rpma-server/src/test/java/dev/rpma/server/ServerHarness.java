@@ -62,7 +62,7 @@ public final class ServerHarness implements AutoCloseable {
     public Duration busyPoll = Duration.ZERO;
 
     /** The message handlers of the endpoint by route; empty: no data path. */
-    public Map<String, RpmaMessageHandler> messageHandlers = new LinkedHashMap<>();
+    public Map<String, RpmaMessageListener> messageHandlers = new LinkedHashMap<>();
 
     public List<RpmaRegionDefinition> regions = new ArrayList<>();
 
@@ -75,7 +75,7 @@ public final class ServerHarness implements AutoCloseable {
     }
 
     /** Serves raw messages with {@code handler}, and connects every request. */
-    public ServerHarness startRaw(RpmaMessageHandler handler) {
+    public ServerHarness startRaw(RpmaMessageListener handler) {
         this.messageHandlers.put("", handler);
         return start(RpmaIncomingRequest::connect);
     }
@@ -97,7 +97,7 @@ public final class ServerHarness implements AutoCloseable {
             }
 
             @Override
-            public Map<String, RpmaMessageHandler> messageHandlers(String endpoint) {
+            public Map<String, RpmaMessageListener> messageListeners(String endpoint) {
                 return ServerHarness.this.messageHandlers;
             }
 

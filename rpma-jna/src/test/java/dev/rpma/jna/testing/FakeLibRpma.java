@@ -161,6 +161,9 @@ public final class FakeLibRpma implements LibRpma, AutoCloseable {
     record Failure(int returnCode, int errno) {
     }
 
+    /** A call {@link #failAfter} lets through; compared by identity. */
+    private static final Failure PASS = new Failure(0, 0);
+
     /** Values of a {@code struct rpma_conn_cfg}. */
     public record ConnectionConfigValues(int timeoutMs, int cqSize, int rcqSize, int sqSize, int rqSize,
             boolean sharedCompletionChannel, long srq) {
@@ -386,6 +389,26 @@ public final class FakeLibRpma implements LibRpma, AutoCloseable {
         }
         synchronized (this.lock) {
             this.injected.computeIfAbsent(function, f -> new ArrayDeque<>()).add(new Failure(returnCode, errno));
+        }
+        return this;
+    }
+
+    /**
+     * Lets the next {@code passing} calls of {@code function} succeed, then fails one as
+     * {@link #failNext(String, int, int)} does: for a failure further into a sequence of like calls.
+     */
+    public FakeLibRpma failAfter(String function, int passing, int returnCode, int errno) {
+        if (passing < 0) {
+            throw new IllegalArgumentException("passing must not be negative");
+        }
+        failNext(function, returnCode, errno);
+        synchronized (this.lock) {
+            ArrayDeque<Failure> failures = this.injected.get(function);
+            Failure failure = failures.pollLast();
+            for (int i = 0; i < passing; i++) {
+                failures.add(PASS);
+            }
+            failures.add(failure);
         }
         return this;
     }
@@ -2055,7 +2078,8 @@ public final class FakeLibRpma implements LibRpma, AutoCloseable {
 
     private Failure injected(Call call) {
         ArrayDeque<Failure> failures = this.injected.get(call.function);
-        return (failures != null) ? failures.poll() : null;
+        Failure failure = (failures != null) ? failures.poll() : null;
+        return (failure == PASS) ? null : failure;
     }
 
     private void out(Call call, long address, String name) {

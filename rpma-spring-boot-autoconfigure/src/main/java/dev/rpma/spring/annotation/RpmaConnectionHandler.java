@@ -11,9 +11,11 @@ import org.springframework.core.annotation.AliasFor;
 /**
  * Marks a method that decides the connection requests of an RDMA endpoint, or a bean class whose
  * annotated methods do (setting their default endpoint). The method takes a
- * {@link dev.rpma.spring.server.RpmaIncomingRequest} and, optionally, a {@code String} that receives
- * the endpoint's name; it runs on a handler thread and must {@code connect} or {@code reject} the
- * request before it returns. May be used as a meta-annotation.
+ * {@link dev.rpma.server.RpmaIncomingRequest} and, optionally, a {@code String} that receives
+ * the endpoint's name, and returns {@code void}; it runs on a handler thread and must
+ * {@code connect} or {@code reject} the request before it returns. The session a connect starts is
+ * served by the server's event loops; the method does not wait for it. May be used as a
+ * meta-annotation.
  *
  * <pre class="code">
  * &#64;Component

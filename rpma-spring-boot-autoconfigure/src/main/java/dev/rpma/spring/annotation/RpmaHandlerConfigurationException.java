@@ -1,6 +1,9 @@
 package dev.rpma.spring.annotation;
 
-/** Handlers do not match the endpoints: one is missing, two conflict, or a method's signature is wrong. */
+/**
+ * Handlers do not match the endpoints: one is missing, two conflict, one names an endpoint that is
+ * not configured, or a method's signature is wrong.
+ */
 public class RpmaHandlerConfigurationException extends RuntimeException {
 
     private static final long serialVersionUID = 1L;
@@ -13,10 +16,16 @@ public class RpmaHandlerConfigurationException extends RuntimeException {
         CONFLICTING_HANDLERS,
         /** A handler method names an endpoint that is not configured. */
         UNKNOWN_ENDPOINT,
-        /** A handler method's parameters are not an {@code RpmaIncomingRequest} and optionally a {@code String}. */
+        /** A handler method's parameters or return type are not what its annotation allows. */
         INVALID_SIGNATURE,
         /** A class is annotated, but none of its methods: the class-level annotation only sets their endpoint. */
-        NO_HANDLER_METHOD
+        NO_HANDLER_METHOD,
+        /** Two message handlers of an endpoint have the same route. */
+        CONFLICTING_ROUTES,
+        /** A raw endpoint has a routed message handler, or more than one. */
+        ROUTE_ON_RAW_ENDPOINT,
+        /** No message codec decodes a parameter's type, or encodes the return type. */
+        NO_CODEC
     }
 
     private final String endpoint;

@@ -1,125 +1,166 @@
 package dev.rpma.spring.annotation;
 
+import java.lang.reflect.Method;
 import java.util.ArrayList;
-import java.util.Collection;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.stream.Collectors;
 
-import dev.rpma.spring.server.RpmaIncomingRequest;
-import dev.rpma.spring.server.RpmaRequestHandler;
+import dev.rpma.server.RpmaIncomingRequest;
+import dev.rpma.server.RpmaMessageCodec;
+import dev.rpma.server.RpmaMessageListener;
+import dev.rpma.server.RpmaRequestHandler;
+import dev.rpma.server.RpmaSessionListener;
+import dev.rpma.server.RpmaWireMode;
 
 /**
- * The {@link RpmaConnectionHandler} methods found in the context, by endpoint. Each endpoint needs
- * exactly one; {@link #validate(Collection)} says which endpoint lacks one or has two.
+ * The handlers found in the context ({@link RpmaHandlerBeanPostProcessor}), by endpoint: one
+ * {@link RpmaConnectionHandler} method per endpoint (an endpoint with message handlers may have none,
+ * and then accepts every request); {@link RpmaMessageHandler} methods, one per route
+ * (a raw endpoint takes one, without a route); {@link RpmaSessionEvent} methods. {@link #resolve}
+ * checks them against the configured endpoints and makes the message handlers with the codecs, before
+ * the server listens; afterwards the server asks for each endpoint's handlers.
  */
 public class RpmaHandlerRegistry {
 
-    private final Map<String, List<RpmaHandlerMethod>> handlers = new LinkedHashMap<>();
-
-    /**
-     * Changes with every registration (under the lock), so that a handler resolved before a later
-     * registration (say, of a lazy bean) is looked up again rather than kept.
-     */
-    private volatile int generation;
-
-    synchronized void register(RpmaHandlerMethod handler) {
-        this.handlers.computeIfAbsent(handler.endpoint(), (endpoint) -> new ArrayList<>()).add(handler);
-        this.generation++;
+    /** A message handler method as discovered, made into a listener once the codecs are known. */
+    private record MessageHandlerDefinition(Object bean, String beanName, Method method, String endpoint, String route) {
     }
 
-    /** Every registered handler. */
-    public synchronized List<RpmaHandlerMethod> handlers() {
-        return this.handlers.values().stream().flatMap(List::stream).toList();
+    /** What an endpoint with message handlers and no connection handler does with a request. */
+    static final RpmaRequestHandler ACCEPT_ALL = new RpmaRequestHandler() {
+
+        @Override
+        public void handle(RpmaIncomingRequest request) {
+            request.connect();
+        }
+
+        @Override
+        public String name() {
+            return "accept-all";
+        }
+    };
+
+    private final Map<String, List<RpmaConnectionHandlerMethod>> connectionHandlers = new LinkedHashMap<>();
+
+    private final List<MessageHandlerDefinition> messageDefinitions = new ArrayList<>();
+
+    private final Map<String, Map<String, RpmaMessageHandlerMethod>> messageHandlers = new LinkedHashMap<>();
+
+    private final Map<String, List<RpmaSessionEventMethod>> sessionEvents = new LinkedHashMap<>();
+
+    synchronized void register(RpmaConnectionHandlerMethod handler) {
+        this.connectionHandlers.computeIfAbsent(handler.endpoint(), (endpoint) -> new ArrayList<>()).add(handler);
+    }
+
+    synchronized void registerMessageHandler(Object bean, String beanName, Method method, String endpoint, String route) {
+        this.messageDefinitions.add(new MessageHandlerDefinition(bean, beanName, method, endpoint, route));
+    }
+
+    synchronized void register(RpmaSessionEventMethod method) {
+        this.sessionEvents.computeIfAbsent(method.endpoint(), (endpoint) -> new ArrayList<>()).add(method);
+    }
+
+    /** Every connection handler. */
+    public synchronized List<RpmaConnectionHandlerMethod> connectionHandlers() {
+        return this.connectionHandlers.values().stream().flatMap(List::stream).toList();
     }
 
     /**
-     * Checks that no handler names an unknown endpoint (first, since a misspelt name also leaves its
-     * endpoint without a handler) and that each endpoint has exactly one handler.
+     * Checks the handlers against the endpoints (by name, with their wire modes) and makes the message
+     * handlers with {@code codecs}: no handler may name an unknown endpoint (checked first, since a
+     * misspelt name also leaves its endpoint without a handler); each endpoint has one connection
+     * handler, or none when it has message handlers; a framed endpoint's message handlers have distinct routes; a raw endpoint
+     * has at most one, without a route.
+     *
+     * @throws RpmaHandlerConfigurationException naming the method and what to do
      */
-    public synchronized void validate(Collection<String> endpoints) {
-        for (Map.Entry<String, List<RpmaHandlerMethod>> entry : this.handlers.entrySet()) {
-            if (!endpoints.contains(entry.getKey())) {
-                throw new RpmaHandlerConfigurationException("@RpmaConnectionHandler " + entry.getValue().get(0)
-                        + " names endpoint '" + entry.getKey() + "', which is not configured; configured: "
-                        + endpoints, entry.getKey(), RpmaHandlerConfigurationException.Problem.UNKNOWN_ENDPOINT);
+    public synchronized void resolve(Map<String, RpmaWireMode> endpoints, List<RpmaMessageCodec> codecs) {
+        checkKnown(endpoints, this.connectionHandlers.keySet(), "@RpmaConnectionHandler",
+                (endpoint) -> this.connectionHandlers.get(endpoint).get(0).toString());
+        checkKnown(endpoints, this.messageDefinitions.stream().map(MessageHandlerDefinition::endpoint).toList(),
+                "@RpmaMessageHandler", (endpoint) -> this.messageDefinitions.stream()
+                    .filter((definition) -> definition.endpoint().equals(endpoint)).findFirst()
+                    .map((definition) -> nameOf(definition.method())).orElse(""));
+        checkKnown(endpoints, this.sessionEvents.keySet(), "@RpmaSessionEvent",
+                (endpoint) -> this.sessionEvents.get(endpoint).get(0).toString());
+        Set<String> withMessages = this.messageDefinitions.stream().map(MessageHandlerDefinition::endpoint)
+            .collect(Collectors.toSet());
+        for (String endpoint : endpoints.keySet()) {
+            checkConnectionHandler(endpoint, this.connectionHandlers.getOrDefault(endpoint, List.of()),
+                    withMessages.contains(endpoint));
+        }
+        this.messageHandlers.clear();
+        for (MessageHandlerDefinition definition : this.messageDefinitions) {
+            RpmaWireMode mode = endpoints.get(definition.endpoint());
+            Map<String, RpmaMessageHandlerMethod> routes = this.messageHandlers.computeIfAbsent(definition.endpoint(),
+                    (endpoint) -> new LinkedHashMap<>());
+            if (mode == RpmaWireMode.RAW && (!definition.route().isEmpty() || !routes.isEmpty())) {
+                throw new RpmaHandlerConfigurationException("RDMA endpoint '" + definition.endpoint() + "' is raw, so its"
+                        + " messages carry no route and it takes one message handler, but " + nameOf(definition.method())
+                        + (definition.route().isEmpty() ? " is another one" : " has route '" + definition.route() + "'"),
+                        definition.endpoint(), RpmaHandlerConfigurationException.Problem.ROUTE_ON_RAW_ENDPOINT);
+            }
+            RpmaMessageHandlerMethod method = new RpmaMessageHandlerMethod(definition.bean(), definition.beanName(),
+                    definition.method(), definition.endpoint(), definition.route(), codecs);
+            RpmaMessageHandlerMethod other = routes.putIfAbsent(definition.route(), method);
+            if (other != null) {
+                throw new RpmaHandlerConfigurationException("RDMA endpoint '" + definition.endpoint() + "' has two"
+                        + " message handlers for route '" + definition.route() + "': " + other + " and " + method,
+                        definition.endpoint(), RpmaHandlerConfigurationException.Problem.CONFLICTING_ROUTES);
             }
         }
-        for (String endpoint : endpoints) {
-            check(endpoint, this.handlers.getOrDefault(endpoint, List.of()));
+    }
+
+    private static void checkKnown(Map<String, RpmaWireMode> endpoints, Iterable<String> named, String annotation,
+            java.util.function.Function<String, String> example) {
+        for (String endpoint : named) {
+            if (!endpoints.containsKey(endpoint)) {
+                throw new RpmaHandlerConfigurationException(annotation + " " + example.apply(endpoint) + " names endpoint '"
+                        + endpoint + "', which is not configured; configured: " + endpoints.keySet(), endpoint,
+                        RpmaHandlerConfigurationException.Problem.UNKNOWN_ENDPOINT);
+            }
         }
     }
 
-    private static void check(String endpoint, List<RpmaHandlerMethod> found) {
-        if (found.isEmpty()) {
+    private static void checkConnectionHandler(String endpoint, List<RpmaConnectionHandlerMethod> found,
+            boolean hasMessageHandlers) {
+        if (found.isEmpty() && !hasMessageHandlers) {
             throw new RpmaHandlerConfigurationException("RDMA endpoint '" + endpoint + "' has no"
                     + " @RpmaConnectionHandler method, so every request to it would be rejected", endpoint,
                     RpmaHandlerConfigurationException.Problem.NO_HANDLER);
         }
         if (found.size() > 1) {
-            throw new RpmaHandlerConfigurationException("RDMA endpoint '" + endpoint + "' has "
-                    + found.size() + " @RpmaConnectionHandler methods: " + found.stream()
-                            .map(RpmaHandlerMethod::toString).collect(Collectors.joining(", "))
-                    + "; each endpoint takes exactly one", endpoint,
+            throw new RpmaHandlerConfigurationException("RDMA endpoint '" + endpoint + "' has " + found.size()
+                    + " @RpmaConnectionHandler methods: " + found.stream().map(RpmaConnectionHandlerMethod::toString)
+                        .collect(Collectors.joining(", ")) + "; each endpoint takes exactly one", endpoint,
                     RpmaHandlerConfigurationException.Problem.CONFLICTING_HANDLERS);
         }
     }
 
     /**
-     * A handler that looks up the endpoint's method when it is first needed, so handlers may register
-     * after the server. The method found (exactly one) is kept until the next registration: a request
-     * then costs a volatile read, not the registry's lock and a copy of its list.
+     * The connection handler of an endpoint, once {@link #resolve} passed; for an endpoint that has
+     * message handlers and no connection handler, one that accepts every request.
      */
-    public RpmaRequestHandler handlerFor(String endpoint) {
-        return new RpmaRequestHandler() {
-
-            private volatile Resolved resolved;
-
-            @Override
-            public void handle(RpmaIncomingRequest request) throws Exception {
-                method().handle(request);
-            }
-
-            @Override
-            public String name() {
-                RpmaHandlerMethod cached = cached();
-                if (cached != null) {
-                    return cached.name();
-                }
-                List<RpmaHandlerMethod> found = found();
-                return found.isEmpty() ? "<no handler for '" + endpoint + "'>" : found.get(0).name();
-            }
-
-            /** The method resolved before, unless a registration came since. */
-            private RpmaHandlerMethod cached() {
-                Resolved current = this.resolved;
-                return (current != null && current.generation == RpmaHandlerRegistry.this.generation)
-                        ? current.method : null;
-            }
-
-            private RpmaHandlerMethod method() {
-                RpmaHandlerMethod cached = cached();
-                if (cached != null) {
-                    return cached;
-                }
-                // the generation before the lookup: a registration in between only makes the next request look again
-                int generation = RpmaHandlerRegistry.this.generation;
-                List<RpmaHandlerMethod> found = found();
-                check(endpoint, found);
-                this.resolved = new Resolved(generation, found.get(0));
-                return found.get(0);
-            }
-
-            private List<RpmaHandlerMethod> found() {
-                synchronized (RpmaHandlerRegistry.this) {
-                    return List.copyOf(RpmaHandlerRegistry.this.handlers.getOrDefault(endpoint, List.of()));
-                }
-            }
-        };
+    public synchronized RpmaRequestHandler connectionHandler(String endpoint) {
+        List<RpmaConnectionHandlerMethod> found = this.connectionHandlers.get(endpoint);
+        return (found != null) ? found.get(0) : ACCEPT_ALL;
     }
 
-    /** The one method of an endpoint, as of a registry generation. */
-    private record Resolved(int generation, RpmaHandlerMethod method) {
+    /** The message handlers of an endpoint by route, once {@link #resolve} passed; empty when it has none. */
+    public synchronized Map<String, RpmaMessageListener> messageListeners(String endpoint) {
+        return Map.copyOf(this.messageHandlers.getOrDefault(endpoint, Map.of()));
+    }
+
+    /** The session event methods of an endpoint. */
+    public synchronized List<RpmaSessionListener> sessionListeners(String endpoint) {
+        return List.copyOf(this.sessionEvents.getOrDefault(endpoint, List.of()));
+    }
+
+    /** {@code Class.method} for logs, metrics and traces. */
+    static String nameOf(Method method) {
+        return method.getDeclaringClass().getSimpleName() + "." + method.getName();
     }
 }

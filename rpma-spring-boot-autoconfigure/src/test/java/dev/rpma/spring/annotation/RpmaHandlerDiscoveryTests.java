@@ -5,7 +5,10 @@ import java.lang.annotation.ElementType;
 import java.lang.annotation.Retention;
 import java.lang.annotation.RetentionPolicy;
 import java.lang.annotation.Target;
+import java.nio.ByteBuffer;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicInteger;
 
@@ -23,18 +26,23 @@ import org.springframework.core.Ordered;
 import org.springframework.core.annotation.AliasFor;
 
 import dev.rpma.spring.annotation.RpmaHandlerConfigurationException.Problem;
-import dev.rpma.spring.server.RpmaIncomingRequest;
+import dev.rpma.server.RpmaIncomingRequest;
+import dev.rpma.server.RpmaSession;
+import dev.rpma.server.RpmaSessionEnd;
+import dev.rpma.server.RpmaStringCodec;
+import dev.rpma.server.RpmaWireMode;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 import static org.assertj.core.api.Assertions.tuple;
 
 /**
- * {@link RpmaConnectionHandler} discovery by {@link RpmaConnectionHandlerBeanPostProcessor} into the
- * {@link RpmaHandlerRegistry}, the way spring-kafka discovers listeners: through proxies and
- * meta-annotations, with placeholders in endpoint names.
+ * {@link RpmaConnectionHandler}, {@link RpmaMessageHandler} and {@link RpmaSessionEvent} discovery by
+ * {@link RpmaHandlerBeanPostProcessor} into the {@link RpmaHandlerRegistry}, the way spring-kafka
+ * discovers listeners: through proxies and meta-annotations, with placeholders in endpoint names; and
+ * the registry's checks against the configured endpoints.
  */
-class RpmaConnectionHandlerDiscoveryTests {
+class RpmaHandlerDiscoveryTests {
 
     private final ApplicationContextRunner runner = new ApplicationContextRunner()
         .withUserConfiguration(DiscoveryConfiguration.class);
@@ -43,13 +51,13 @@ class RpmaConnectionHandlerDiscoveryTests {
     void unnamedHandlerServesTheDefaultEndpoint() {
         this.runner.withBean("greeter", Greeter.class).run((context) -> {
             RpmaHandlerRegistry registry = context.getBean(RpmaHandlerRegistry.class);
-            assertThat(registry.handlers()).singleElement().satisfies((handler) -> {
+            assertThat(registry.connectionHandlers()).singleElement().satisfies((handler) -> {
                 assertThat(handler.endpoint()).isEqualTo("default");
                 assertThat(handler.beanName()).isEqualTo("greeter");
                 assertThat(handler.name()).isEqualTo("Greeter.hello");
             });
-            registry.validate(List.of("default"));
-            registry.handlerFor("default").handle(null);
+            registry.resolve(endpoints("default"), List.of());
+            registry.connectionHandler("default").handle(null);
             assertThat(context.getBean(Greeter.class).calls).hasValue(1);
         });
     }
@@ -58,9 +66,9 @@ class RpmaConnectionHandlerDiscoveryTests {
     void classLevelEndpointIsTheDefaultOfItsMethods() {
         this.runner.withBean(ReplicaHandlers.class).run((context) -> {
             RpmaHandlerRegistry registry = context.getBean(RpmaHandlerRegistry.class);
-            assertThat(registry.handlers()).extracting(RpmaHandlerMethod::name, RpmaHandlerMethod::endpoint)
+            assertThat(registry.connectionHandlers()).extracting(RpmaConnectionHandlerMethod::name, RpmaConnectionHandlerMethod::endpoint)
                 .containsExactlyInAnyOrder(tuple("ReplicaHandlers.replica", "replica"), tuple("ReplicaHandlers.admin", "admin"));
-            registry.validate(List.of("replica", "admin"));
+            registry.resolve(endpoints("replica", "admin"), List.of());
         });
     }
 
@@ -68,7 +76,7 @@ class RpmaConnectionHandlerDiscoveryTests {
     void metaAnnotationWithAPlaceholderEndpoint() {
         this.runner.withPropertyValues("my.endpoint=replica").withBean(MetaAnnotated.class).run((context) -> {
             RpmaHandlerRegistry registry = context.getBean(RpmaHandlerRegistry.class);
-            assertThat(registry.handlers()).singleElement()
+            assertThat(registry.connectionHandlers()).singleElement()
                 .satisfies((handler) -> assertThat(handler.endpoint()).isEqualTo("replica"));
         });
     }
@@ -77,7 +85,7 @@ class RpmaConnectionHandlerDiscoveryTests {
     void metaAnnotationAliasingTheEndpoint() {
         this.runner.withPropertyValues("my.endpoint=admin").withBean(AliasAnnotated.class).run((context) -> {
             RpmaHandlerRegistry registry = context.getBean(RpmaHandlerRegistry.class);
-            assertThat(registry.handlers()).singleElement()
+            assertThat(registry.connectionHandlers()).singleElement()
                 .satisfies((handler) -> assertThat(handler.endpoint()).isEqualTo("admin"));
         });
     }
@@ -85,7 +93,7 @@ class RpmaConnectionHandlerDiscoveryTests {
     @Test
     void annotationOnAnInterfaceMethodIsFound() {
         this.runner.withBean(AnnotatedOnInterface.class).run((context) -> assertThat(
-                context.getBean(RpmaHandlerRegistry.class).handlers())
+                context.getBean(RpmaHandlerRegistry.class).connectionHandlers())
             .singleElement()
             .satisfies((handler) -> assertThat(handler.endpoint()).isEqualTo("replica")));
     }
@@ -98,11 +106,12 @@ class RpmaConnectionHandlerDiscoveryTests {
                 Object bean = context.getBean("viaInterface");
                 assertThat(AopUtils.isJdkDynamicProxy(bean)).isTrue();
                 RpmaHandlerRegistry registry = context.getBean(RpmaHandlerRegistry.class);
-                assertThat(registry.handlers()).singleElement().satisfies((handler) -> {
+                assertThat(registry.connectionHandlers()).singleElement().satisfies((handler) -> {
                     assertThat(handler.endpoint()).isEqualTo("replica");
                     assertThat(handler.method().getDeclaringClass()).isEqualTo(ConnectionHandling.class);
                 });
-                registry.handlerFor("replica").handle(null);
+                registry.resolve(endpoints("replica"), List.of());
+                registry.connectionHandler("replica").handle(null);
                 ProxyingPostProcessor proxying = context.getBean(ProxyingPostProcessor.class);
                 assertThat(proxying.advised).containsExactly("accept");
                 assertThat(InterfaceHandler.calls).hasValue(1);
@@ -117,9 +126,10 @@ class RpmaConnectionHandlerDiscoveryTests {
                 Object bean = context.getBean("greeter");
                 assertThat(AopUtils.isCglibProxy(bean)).isTrue();
                 RpmaHandlerRegistry registry = context.getBean(RpmaHandlerRegistry.class);
-                assertThat(registry.handlers()).singleElement()
+                assertThat(registry.connectionHandlers()).singleElement()
                     .satisfies((handler) -> assertThat(handler.name()).isEqualTo("Greeter.hello"));
-                registry.handlerFor("default").handle(null);
+                registry.resolve(endpoints("default"), List.of());
+                registry.connectionHandler("default").handle(null);
                 assertThat(context.getBean(ProxyingPostProcessor.class).advised).containsExactly("hello");
                 assertThat(((Greeter) AopProxyUtils.getSingletonTarget(bean)).calls).hasValue(1);
             });
@@ -127,9 +137,12 @@ class RpmaConnectionHandlerDiscoveryTests {
 
     @Test
     void checkedExceptionOfAHandlerReachesTheCallerUnwrapped() {
-        this.runner.withBean(Failing.class).run((context) -> assertThatExceptionOfType(IOException.class)
-            .isThrownBy(() -> context.getBean(RpmaHandlerRegistry.class).handlerFor("default").handle(null))
-            .withMessage("disk on fire"));
+        this.runner.withBean(Failing.class).run((context) -> {
+            RpmaHandlerRegistry registry = context.getBean(RpmaHandlerRegistry.class);
+            registry.resolve(endpoints("default"), List.of());
+            assertThatExceptionOfType(IOException.class).isThrownBy(() -> registry.connectionHandler("default").handle(null))
+                .withMessage("disk on fire");
+        });
     }
 
     @Test
@@ -170,17 +183,12 @@ class RpmaConnectionHandlerDiscoveryTests {
         this.runner.withBean(Greeter.class).run((context) -> {
             RpmaHandlerRegistry registry = context.getBean(RpmaHandlerRegistry.class);
             assertThatExceptionOfType(RpmaHandlerConfigurationException.class)
-                .isThrownBy(() -> registry.validate(List.of("default", "replica")))
+                .isThrownBy(() -> registry.resolve(endpoints("default", "replica"), List.of()))
                 .withMessageContaining("'replica' has no @RpmaConnectionHandler method")
                 .satisfies((ex) -> {
                     assertThat(ex.endpoint()).isEqualTo("replica");
                     assertThat(ex.problem()).isEqualTo(Problem.NO_HANDLER);
                 });
-            // a request on it fails the same way, so the acceptor rejects it
-            assertThatExceptionOfType(RpmaHandlerConfigurationException.class)
-                .isThrownBy(() -> registry.handlerFor("replica").handle(null))
-                .satisfies((ex) -> assertThat(ex.problem()).isEqualTo(Problem.NO_HANDLER));
-            assertThat(registry.handlerFor("replica").name()).isEqualTo("<no handler for 'replica'>");
         });
     }
 
@@ -189,13 +197,10 @@ class RpmaConnectionHandlerDiscoveryTests {
         this.runner.withBean("greeter", Greeter.class).withBean("secondGreeter", SecondGreeter.class).run((context) -> {
             RpmaHandlerRegistry registry = context.getBean(RpmaHandlerRegistry.class);
             assertThatExceptionOfType(RpmaHandlerConfigurationException.class)
-                .isThrownBy(() -> registry.validate(List.of("default")))
+                .isThrownBy(() -> registry.resolve(endpoints("default"), List.of()))
                 .withMessageContaining("'default' has 2 @RpmaConnectionHandler methods")
                 .withMessageContaining("Greeter.hello (bean 'greeter', endpoint 'default')")
                 .withMessageContaining("SecondGreeter.hi (bean 'secondGreeter', endpoint 'default')")
-                .satisfies((ex) -> assertThat(ex.problem()).isEqualTo(Problem.CONFLICTING_HANDLERS));
-            assertThatExceptionOfType(RpmaHandlerConfigurationException.class)
-                .isThrownBy(() -> registry.handlerFor("default").handle(null))
                 .satisfies((ex) -> assertThat(ex.problem()).isEqualTo(Problem.CONFLICTING_HANDLERS));
         });
     }
@@ -204,13 +209,105 @@ class RpmaConnectionHandlerDiscoveryTests {
     void misspeltEndpointIsReportedAsUnknownRatherThanAsAMissingHandler() {
         this.runner.withPropertyValues("my.endpoint=replcia").withBean(Greeter.class).withBean(MetaAnnotated.class)
             .run((context) -> assertThatExceptionOfType(RpmaHandlerConfigurationException.class)
-                .isThrownBy(() -> context.getBean(RpmaHandlerRegistry.class).validate(List.of("default", "replica")))
+                .isThrownBy(() -> context.getBean(RpmaHandlerRegistry.class).resolve(endpoints("default", "replica"), List.of()))
                 .withMessageContaining("MetaAnnotated.onReplica")
                 .withMessageContaining("names endpoint 'replcia', which is not configured; configured: [default, replica]")
                 .satisfies((ex) -> {
                     assertThat(ex.endpoint()).isEqualTo("replcia");
                     assertThat(ex.problem()).isEqualTo(Problem.UNKNOWN_ENDPOINT);
                 }));
+    }
+
+    @Test
+    void messageHandlersAndSessionEventMethodsAreFoundByEndpointAndRoute() {
+        this.runner.withBean(Greeter.class).withBean(FramedHandlers.class).run((context) -> {
+            RpmaHandlerRegistry registry = context.getBean(RpmaHandlerRegistry.class);
+            registry.resolve(endpoints("default", "orders"), List.of(new RpmaStringCodec()));
+            assertThat(registry.messageListeners("orders")).containsOnlyKeys("create", "cancel");
+            assertThat(registry.messageListeners("orders").get("create").name()).isEqualTo("FramedHandlers.create");
+            assertThat(registry.messageListeners("default")).isEmpty();
+            // message handlers and no connection handler: every request is accepted
+            assertThat(registry.connectionHandler("orders").name()).isEqualTo("accept-all");
+            assertThat(registry.sessionListeners("orders")).hasSize(2);
+            assertThat(registry.sessionListeners("default")).isEmpty();
+        });
+    }
+
+    @Test
+    void aRawEndpointTakesOneMessageHandlerWithoutARoute() {
+        this.runner.withBean(Greeter.class).withBean(FramedHandlers.class).run((context) -> {
+            Map<String, RpmaWireMode> endpoints = endpoints("default");
+            endpoints.put("orders", RpmaWireMode.RAW);
+            assertThatExceptionOfType(RpmaHandlerConfigurationException.class)
+                .isThrownBy(() -> context.getBean(RpmaHandlerRegistry.class).resolve(endpoints, List.of()))
+                .withMessageContaining("'orders' is raw, so its messages carry no route")
+                .satisfies((ex) -> assertThat(ex.problem()).isEqualTo(Problem.ROUTE_ON_RAW_ENDPOINT));
+        });
+    }
+
+    @Test
+    void twoMessageHandlersOfOneRouteConflict() {
+        this.runner.withBean(Greeter.class).withBean(FramedHandlers.class).withBean(SecondCreate.class)
+            .run((context) -> assertThatExceptionOfType(RpmaHandlerConfigurationException.class)
+                .isThrownBy(() -> context.getBean(RpmaHandlerRegistry.class).resolve(endpoints("default", "orders"),
+                        List.of(new RpmaStringCodec())))
+                .withMessageContaining("two message handlers for route 'create'")
+                .satisfies((ex) -> assertThat(ex.problem()).isEqualTo(Problem.CONFLICTING_ROUTES)));
+    }
+
+    @Test
+    void aMessageHandlerOfAnEndpointNobodyConfiguredIsReported() {
+        this.runner.withBean(Greeter.class).withBean(FramedHandlers.class)
+            .run((context) -> assertThatExceptionOfType(RpmaHandlerConfigurationException.class)
+                .isThrownBy(() -> context.getBean(RpmaHandlerRegistry.class).resolve(endpoints("default"), List.of()))
+                .withMessageContaining("@RpmaMessageHandler FramedHandlers.")
+                .withMessageContaining("names endpoint 'orders', which is not configured")
+                .satisfies((ex) -> assertThat(ex.problem()).isEqualTo(Problem.UNKNOWN_ENDPOINT)));
+    }
+
+    @Test
+    void aMessageHandlerTakingATypeNoCodecDecodesIsReportedWithTheCodecs() {
+        this.runner.withBean(Greeter.class).withBean(NeedsACodec.class)
+            .run((context) -> assertThatExceptionOfType(RpmaHandlerConfigurationException.class)
+                .isThrownBy(() -> context.getBean(RpmaHandlerRegistry.class).resolve(endpoints("default"),
+                        List.of(new RpmaStringCodec())))
+                .withMessageContaining("NeedsACodec.handle takes a java.time.Instant, but no RpmaMessageCodec decodes it")
+                .withMessageContaining("[RpmaStringCodec]")
+                .satisfies((ex) -> assertThat(ex.problem()).isEqualTo(Problem.NO_CODEC)));
+    }
+
+    @Test
+    void aConnectionHandlerThatReturnsAValueFailsTheContext() {
+        this.runner.withBean(ReturnsABoolean.class).run((context) -> assertThat(context).getFailure().rootCause()
+            .isInstanceOfSatisfying(RpmaHandlerConfigurationException.class, (ex) -> {
+                assertThat(ex.problem()).isEqualTo(Problem.INVALID_SIGNATURE);
+                assertThat(ex).hasMessageContaining("ReturnsABoolean.handle returns boolean, which would be ignored");
+            }));
+    }
+
+    @Test
+    void aSessionEventMethodWithAParameterItCannotGetFailsTheContext() {
+        this.runner.withBean(WrongSessionEvent.class).run((context) -> assertThat(context).getFailure().rootCause()
+            .isInstanceOfSatisfying(RpmaHandlerConfigurationException.class, (ex) -> {
+                assertThat(ex.problem()).isEqualTo(Problem.INVALID_SIGNATURE);
+                assertThat(ex).hasMessageContaining("WrongSessionEvent.onEvent has a parameter of type int");
+            }));
+    }
+
+    @Test
+    void aClassAnnotatedAsMessageHandlerWithoutAnnotatedMethodsFailsTheContext() {
+        this.runner.withBean(OnlyClassMessageHandler.class).run((context) -> assertThat(context).getFailure()
+            .rootCause().isInstanceOfSatisfying(RpmaHandlerConfigurationException.class,
+                    (ex) -> assertThat(ex.problem()).isEqualTo(Problem.NO_HANDLER_METHOD)));
+    }
+
+    /** Framed endpoints of these names. */
+    static Map<String, RpmaWireMode> endpoints(String... names) {
+        Map<String, RpmaWireMode> endpoints = new LinkedHashMap<>();
+        for (String name : names) {
+            endpoints.put(name, RpmaWireMode.FRAMED);
+        }
+        return endpoints;
     }
 
     @Configuration(proxyBeanMethods = false)
@@ -222,9 +319,9 @@ class RpmaConnectionHandlerDiscoveryTests {
         }
 
         @Bean
-        static RpmaConnectionHandlerBeanPostProcessor rpmaConnectionHandlerBeanPostProcessor(
+        static RpmaHandlerBeanPostProcessor rpmaHandlerBeanPostProcessor(
                 RpmaHandlerRegistry rpmaHandlerRegistry) {
-            return new RpmaConnectionHandlerBeanPostProcessor(rpmaHandlerRegistry);
+            return new RpmaHandlerBeanPostProcessor(rpmaHandlerRegistry);
         }
     }
 
@@ -374,6 +471,64 @@ class RpmaConnectionHandlerDiscoveryTests {
 
         @RpmaConnectionHandler
         void handle(String endpoint) {
+        }
+    }
+
+    @RpmaMessageHandler(endpoint = "orders")
+    static class FramedHandlers {
+
+        @RpmaMessageHandler(route = "create")
+        String create(String order) {
+            return "created " + order;
+        }
+
+        @RpmaMessageHandler(route = "cancel")
+        void cancel(ByteBuffer order, RpmaSession session) {
+        }
+
+        @RpmaSessionEvent("orders")
+        void opened(RpmaSession session) {
+        }
+
+        @RpmaSessionEvent("orders")
+        void closed(RpmaSession session, RpmaSessionEnd end, String endpoint) {
+        }
+    }
+
+    static class SecondCreate {
+
+        @RpmaMessageHandler(endpoint = "orders", route = "create")
+        byte[] create(byte[] order) {
+            return order;
+        }
+    }
+
+    static class NeedsACodec {
+
+        @RpmaMessageHandler
+        void handle(java.time.Instant when) {
+        }
+    }
+
+    static class ReturnsABoolean {
+
+        @RpmaConnectionHandler
+        boolean handle(RpmaIncomingRequest request) {
+            return true;
+        }
+    }
+
+    static class WrongSessionEvent {
+
+        @RpmaSessionEvent
+        void onEvent(RpmaSession session, int attempt) {
+        }
+    }
+
+    @RpmaMessageHandler("orders")
+    static class OnlyClassMessageHandler {
+
+        void handle(ByteBuffer message) {
         }
     }
 }

@@ -2,12 +2,13 @@ package dev.rpma.spring.boot.autoconfigure;
 
 import java.time.Duration;
 import java.util.List;
-import java.util.function.Supplier;
+import java.util.concurrent.Callable;
 
 import dev.rpma.jna.RpmaException;
-import dev.rpma.spring.server.RpmaEndpointServer;
-import dev.rpma.spring.server.RpmaIncomingRequest;
-import dev.rpma.spring.server.RpmaServerObserver;
+import dev.rpma.server.loop.RpmaEventLoop;
+import dev.rpma.server.RpmaServedEndpoint;
+import dev.rpma.server.RpmaIncomingRequest;
+import dev.rpma.server.RpmaServerObserver;
 
 /** Every {@link RpmaServerObserver} bean, in order; the first wraps the others. */
 final class CompositeRpmaServerObserver implements RpmaServerObserver {
@@ -31,20 +32,33 @@ final class CompositeRpmaServerObserver implements RpmaServerObserver {
     }
 
     @Override
-    public <T> T handle(RpmaIncomingRequest request, String handlerName, Supplier<T> invocation) {
+    public <T> T handle(RpmaIncomingRequest request, String handlerName, Callable<T> invocation) throws Exception {
         return handle(0, request, handlerName, invocation);
     }
 
-    private <T> T handle(int index, RpmaIncomingRequest request, String handlerName, Supplier<T> invocation) {
+    private <T> T handle(int index, RpmaIncomingRequest request, String handlerName, Callable<T> invocation)
+            throws Exception {
         if (index == this.observers.size()) {
-            return invocation.get();
+            return invocation.call();
         }
         return this.observers.get(index).handle(request, handlerName, () -> handle(index + 1, request, handlerName, invocation));
     }
 
     @Override
-    public void endpointCreated(RpmaEndpointServer server) {
-        this.observers.forEach((observer) -> observer.endpointCreated(server));
+    public void endpointCreated(RpmaServedEndpoint endpoint) {
+        this.observers.forEach((observer) -> observer.endpointCreated(endpoint));
+    }
+
+    @Override
+    public void loopsCreated(List<RpmaEventLoop> loops) {
+        this.observers.forEach((observer) -> observer.loopsCreated(loops));
+    }
+
+    @Override
+    public void messageHandled(String endpoint, String handlerName, long nanos, boolean failed) {
+        for (RpmaServerObserver observer : this.observers) {
+            observer.messageHandled(endpoint, handlerName, nanos, failed);
+        }
     }
 
     @Override

@@ -1,7 +1,9 @@
 package dev.rpma.spring.boot.autoconfigure;
 
 import java.util.List;
+import java.util.Map;
 
+import org.jspecify.annotations.Nullable;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.beans.factory.config.BeanDefinition;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
@@ -13,30 +15,41 @@ import org.springframework.context.ApplicationEventPublisher;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Import;
 import org.springframework.context.annotation.Role;
+import org.springframework.core.Ordered;
+import org.springframework.core.annotation.Order;
 
 import dev.rpma.jna.Rpma;
 import dev.rpma.jna.RpmaConnectionConfig;
-import dev.rpma.jna.RpmaEndpoint;
-import dev.rpma.jna.RpmaPeer;
-import dev.rpma.spring.annotation.RpmaConnectionHandlerBeanPostProcessor;
+import dev.rpma.server.RpmaEndpointSettings;
+import dev.rpma.server.RpmaMessageCodec;
+import dev.rpma.server.RpmaMessageListener;
+import dev.rpma.server.RpmaQueueSizes;
+import dev.rpma.server.RpmaRegionDefinition;
+import dev.rpma.server.RpmaRegions;
+import dev.rpma.server.RpmaRequestHandler;
+import dev.rpma.server.RpmaServer;
+import dev.rpma.server.RpmaServerObserver;
+import dev.rpma.server.RpmaSessionListener;
+import dev.rpma.server.RpmaStringCodec;
+import dev.rpma.spring.annotation.RpmaHandlerBeanPostProcessor;
 import dev.rpma.spring.annotation.RpmaHandlerRegistry;
-import dev.rpma.spring.server.RpmaConnectionEventListener;
-import dev.rpma.spring.server.RpmaEndpointSettings;
-import dev.rpma.spring.server.RpmaRequestHandler;
-import dev.rpma.spring.server.RpmaServer;
-import dev.rpma.spring.server.RpmaServerObserver;
 
 /**
- * Auto-configures an RDMA server from {@code rpma.server.*}: librpma, the listening endpoints with
- * their acceptors, {@link dev.rpma.spring.annotation.RpmaConnectionHandler} discovery and the
- * lifecycle that starts and gracefully stops accepting. The default endpoint and its peer are beans;
- * so are each named endpoint's, qualified by its name (see {@link RpmaNamedEndpointsRegistrar}).
+ * Auto-configures an RDMA server from {@code rpma.server.*}: librpma, the endpoints with their
+ * acceptors, the event loops of the data path, the exposed regions, discovery of
+ * {@link dev.rpma.spring.annotation.RpmaConnectionHandler}, {@link dev.rpma.spring.annotation.RpmaMessageHandler}
+ * and {@link dev.rpma.spring.annotation.RpmaSessionEvent} methods, the message codecs, and the
+ * lifecycle that checks the handlers, listens, starts accepting, and stops gracefully.
+ *
+ * <p>The server bean exists from the start but listens only when the lifecycle starts it, after every
+ * singleton (and so every handler) is there: a handler that is missing, misdirected or of a wrong
+ * signature fails the start before anything native is created.
  */
 @AutoConfiguration
 @ConditionalOnClass(Rpma.class)
 @ConditionalOnBooleanProperty(name = "rpma.server.enabled", matchIfMissing = true)
 @EnableConfigurationProperties(RpmaProperties.class)
-@Import(RpmaNamedEndpointsRegistrar.class)
+@Import(RpmaJsonCodecConfiguration.class)
 public final class RpmaAutoConfiguration {
 
     @Bean
@@ -60,69 +73,71 @@ public final class RpmaAutoConfiguration {
     @Bean
     @ConditionalOnMissingBean
     @Role(BeanDefinition.ROLE_INFRASTRUCTURE)
-    static RpmaConnectionHandlerBeanPostProcessor rpmaConnectionHandlerBeanPostProcessor(
-            RpmaHandlerRegistry rpmaHandlerRegistry) {
-        return new RpmaConnectionHandlerBeanPostProcessor(rpmaHandlerRegistry);
+    static RpmaHandlerBeanPostProcessor rpmaHandlerBeanPostProcessor(RpmaHandlerRegistry rpmaHandlerRegistry) {
+        return new RpmaHandlerBeanPostProcessor(rpmaHandlerRegistry);
+    }
+
+    /** UTF-8 text for {@code String} parameters and return values; after the application's own codecs. */
+    @Bean
+    @ConditionalOnMissingBean(name = "rpmaStringCodec")
+    @Order(Ordered.LOWEST_PRECEDENCE - 10)
+    RpmaStringCodec rpmaStringCodec() {
+        return new RpmaStringCodec();
     }
 
     @Bean(destroyMethod = "close")
     @ConditionalOnMissingBean
     RpmaServer rpmaServer(Rpma rpma, RpmaProperties properties, RpmaHandlerRegistry handlers,
             ObjectProvider<RpmaConnectionConfigCustomizer> customizers, ObjectProvider<RpmaServerObserver> observers,
-            ObjectProvider<RpmaConnectionEventListener> listeners) {
-        List<RpmaEndpointSettings> settings = RpmaEndpointSettingsFactory.create(properties);
+            ObjectProvider<RpmaSessionListener> sessionListeners, ObjectProvider<RpmaRegionDefinition> regions) {
         RpmaConnectionConfigFactory configs = new RpmaConnectionConfigFactory(properties,
                 customizers.orderedStream().toList());
         RpmaServerObserver observer = CompositeRpmaServerObserver.of(observers.orderedStream().toList());
-        List<RpmaConnectionEventListener> eventListeners = listeners.orderedStream().toList();
-        return RpmaServer.listen(rpma, settings, new RpmaServer.Components() {
+        List<RpmaSessionListener> everyEndpoint = sessionListeners.orderedStream().toList();
+        return new RpmaServer(rpma, RpmaServerSettingsFactory.create(properties, regions.orderedStream().toList()),
+                new RpmaServer.Components() {
 
-            @Override
-            public RpmaRequestHandler handler(String endpointName) {
-                return handlers.handlerFor(endpointName);
-            }
+                    @Override
+                    public RpmaRequestHandler handler(String endpoint) {
+                        return handlers.connectionHandler(endpoint);
+                    }
 
-            @Override
-            public RpmaConnectionConfig requestConfig(Rpma library, RpmaEndpointSettings endpoint) {
-                return configs.create(library, endpoint);
-            }
+                    @Override
+                    public Map<String, RpmaMessageListener> messageListeners(String endpoint) {
+                        return handlers.messageListeners(endpoint);
+                    }
 
-            @Override
-            public RpmaServerObserver observer() {
-                return observer;
-            }
+                    @Override
+                    public @Nullable RpmaConnectionConfig requestConfig(Rpma library, RpmaEndpointSettings endpoint,
+                            RpmaQueueSizes needed) {
+                        return configs.create(library, endpoint, needed);
+                    }
 
-            @Override
-            public List<RpmaConnectionEventListener> listeners() {
-                return eventListeners;
-            }
-        });
+                    @Override
+                    public RpmaServerObserver observer() {
+                        return observer;
+                    }
+
+                    @Override
+                    public List<RpmaSessionListener> sessionListeners(String endpoint) {
+                        List<RpmaSessionListener> listeners = new java.util.ArrayList<>(everyEndpoint);
+                        listeners.addAll(handlers.sessionListeners(endpoint));
+                        return listeners;
+                    }
+                });
     }
 
-    /**
-     * The default endpoint ({@code rpma.server.address}/{@code port}), owned by its acceptor once
-     * started. The server shuts it down: an inferred {@code close()} would run on the wrong thread.
-     */
-    @Bean(destroyMethod = "")
+    /** The exposed memory regions: fill them before the server starts, or whenever clients may read. */
+    @Bean
     @ConditionalOnMissingBean
-    RpmaEndpoint rpmaEndpoint(RpmaServer rpmaServer) {
-        return rpmaServer.endpoint(RpmaEndpointSettings.DEFAULT_ENDPOINT).endpoint();
-    }
-
-    /**
-     * The peer of the default endpoint, to register the memory of its connections. The server
-     * deletes it after its endpoints and connections, as librpma requires.
-     */
-    @Bean(destroyMethod = "")
-    @ConditionalOnMissingBean
-    RpmaPeer rpmaPeer(RpmaServer rpmaServer) {
-        return rpmaServer.endpoint(RpmaEndpointSettings.DEFAULT_ENDPOINT).endpoint().peer();
+    RpmaRegions rpmaRegions(RpmaServer rpmaServer) {
+        return rpmaServer.regions();
     }
 
     @Bean
     @ConditionalOnMissingBean
     RpmaServerLifecycle rpmaServerLifecycle(RpmaServer rpmaServer, RpmaHandlerRegistry rpmaHandlerRegistry,
-            ApplicationEventPublisher publisher) {
-        return new RpmaServerLifecycle(rpmaServer, rpmaHandlerRegistry, publisher);
+            ObjectProvider<RpmaMessageCodec> codecs, ApplicationEventPublisher publisher) {
+        return new RpmaServerLifecycle(rpmaServer, rpmaHandlerRegistry, () -> codecs.orderedStream().toList(), publisher);
     }
 }

@@ -8,12 +8,15 @@ import java.util.function.Function;
 
 import dev.rpma.jna.Rpma;
 import dev.rpma.jna.RpmaConnectionConfig;
-import dev.rpma.spring.server.RpmaEndpointSettings;
+import dev.rpma.server.RpmaEndpointSettings;
+import dev.rpma.server.RpmaQueueSizes;
 
 /**
- * Builds an endpoint's {@link RpmaConnectionConfig} from its properties and the customizers. The
- * properties are checked when the factory is created, before anything native exists, so an invalid
- * value names its property instead of surfacing as a provider error at the first request.
+ * Builds an endpoint's {@link RpmaConnectionConfig} from its properties and the customizers, its
+ * queues sized for the endpoint's data path where the properties leave them unset. The properties are
+ * checked when the factory is created and when the sizes the slots need are known, before anything
+ * native exists, so an invalid value names its property instead of surfacing as a provider error at
+ * the first request.
  */
 final class RpmaConnectionConfigFactory {
 
@@ -49,17 +52,32 @@ final class RpmaConnectionConfigFactory {
         }
     }
 
-    RpmaConnectionConfig create(Rpma rpma, RpmaEndpointSettings settings) {
-        RpmaProperties.Connection own = RpmaEndpointSettings.DEFAULT_ENDPOINT.equals(settings.name())
-                ? this.properties.getConnection()
+    RpmaConnectionConfig create(Rpma rpma, RpmaEndpointSettings settings, RpmaQueueSizes needed) {
+        boolean isDefault = RpmaEndpointSettings.DEFAULT_ENDPOINT.equals(settings.name());
+        RpmaProperties.Connection own = isDefault ? this.properties.getConnection()
                 : this.properties.getEndpoints().get(settings.name()).getConnection();
         RpmaProperties.Connection inherited = this.properties.getConnection();
+        String prefix = isDefault ? "rpma.server.connection" : "rpma.server.endpoints." + settings.name() + ".connection";
+        Integer cq = sized(prefix + ".cq-size", own, inherited, RpmaProperties.Connection::getCqSize, needed.cq(), needed);
+        Integer sq = sized(prefix + ".sq-size", own, inherited, RpmaProperties.Connection::getSqSize, needed.sq(), needed);
+        Integer rq = sized(prefix + ".rq-size", own, inherited, RpmaProperties.Connection::getRqSize, needed.rq(), needed);
+        Integer rcq = pick(own, inherited, RpmaProperties.Connection::getRcqSize);
+        if (needed.isNeeded() && rcq != null && rcq > 0) {
+            throw new InvalidRpmaPropertyException(prefix + ".rcq-size", rcq, "must be 0 for an endpoint with message"
+                    + " handlers: its data path takes every completion from the main completion queue");
+        }
         RpmaConnectionConfig config = rpma.newConnectionConfig();
         try {
-            apply(own, inherited, RpmaProperties.Connection::getCqSize, config::cqSize);
+            if (cq != null) {
+                config.cqSize(cq);
+            }
+            if (sq != null) {
+                config.sqSize(sq);
+            }
+            if (rq != null) {
+                config.rqSize(rq);
+            }
             apply(own, inherited, RpmaProperties.Connection::getRcqSize, config::rcqSize);
-            apply(own, inherited, RpmaProperties.Connection::getSqSize, config::sqSize);
-            apply(own, inherited, RpmaProperties.Connection::getRqSize, config::rqSize);
             apply(own, inherited, RpmaProperties.Connection::getTimeout, config::timeout);
             apply(own, inherited, RpmaProperties.Connection::getSharedCompletionChannel, config::sharedCompletionChannel);
             for (RpmaConnectionConfigCustomizer customizer : this.customizers) {
@@ -73,12 +91,33 @@ final class RpmaConnectionConfigFactory {
         }
     }
 
+    /**
+     * A queue size: the property's, checked against what the data path needs, else what it needs
+     * ({@code null}: librpma's default, for an endpoint without message handlers).
+     */
+    private static Integer sized(String property, RpmaProperties.Connection own, RpmaProperties.Connection inherited,
+            Function<RpmaProperties.Connection, Integer> getter, int needed, RpmaQueueSizes sizes) {
+        Integer value = pick(own, inherited, getter);
+        if (value == null) {
+            return sizes.isNeeded() ? needed : null;
+        }
+        if (value < needed) {
+            throw new InvalidRpmaPropertyException(property, value, "must be at least " + needed + " for the endpoint's"
+                    + " receive and send slots (rpma.server.messages.receive-slots and send-slots); leave it unset to"
+                    + " have it sized for them");
+        }
+        return value;
+    }
+
+    private static <T> T pick(RpmaProperties.Connection own, RpmaProperties.Connection inherited,
+            Function<RpmaProperties.Connection, T> getter) {
+        T value = getter.apply(own);
+        return (value != null) ? value : getter.apply(inherited);
+    }
+
     private static <T> void apply(RpmaProperties.Connection own, RpmaProperties.Connection inherited,
             Function<RpmaProperties.Connection, T> getter, Consumer<T> setter) {
-        T value = getter.apply(own);
-        if (value == null) {
-            value = getter.apply(inherited);
-        }
+        T value = pick(own, inherited, getter);
         if (value != null) {
             setter.accept(value);
         }

@@ -3,7 +3,7 @@ package dev.rpma.spring.boot.autoconfigure;
 import org.springframework.boot.diagnostics.AbstractFailureAnalyzer;
 import org.springframework.boot.diagnostics.FailureAnalysis;
 
-import dev.rpma.spring.server.RpmaListenException;
+import dev.rpma.server.RpmaListenException;
 
 /** An endpoint could not listen: no RDMA device at its address, port in use, or another librpma error. */
 class RpmaListenFailureAnalyzer extends AbstractFailureAnalyzer<RpmaListenException> {

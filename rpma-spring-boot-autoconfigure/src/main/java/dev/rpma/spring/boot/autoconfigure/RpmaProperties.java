@@ -1,14 +1,22 @@
 package dev.rpma.spring.boot.autoconfigure;
 
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 
 import org.springframework.boot.context.properties.ConfigurationProperties;
+import org.springframework.util.unit.DataSize;
+
+import dev.rpma.jna.MemoryUsage;
+import dev.rpma.server.RpmaMessageDispatch;
+import dev.rpma.server.RpmaWireMode;
 
 /**
  * Configuration of the RDMA server: the default endpoint under {@code rpma.server}, more named
- * endpoints under {@code rpma.server.endpoints.<name>}.
+ * endpoints under {@code rpma.server.endpoints.<name>}, the event loops of the data path, and the
+ * memory exposed to clients under {@code rpma.server.regions.<name>}.
  */
 @ConfigurationProperties("rpma.server")
 public class RpmaProperties {
@@ -38,12 +46,24 @@ public class RpmaProperties {
 
     private final Acceptor acceptor = new Acceptor();
 
+    private final Messages messages = new Messages();
+
+    private final Limits limits = new Limits();
+
     private final Shutdown shutdown = new Shutdown();
+
+    private final EventLoops eventLoops = new EventLoops();
 
     /**
      * More endpoints by name; settings they leave unset are taken from the default endpoint.
      */
     private final Map<String, Endpoint> endpoints = new LinkedHashMap<>();
+
+    /**
+     * Memory exposed to clients for one-sided reads and writes, by name; registered when the server
+     * starts, deregistered when it stops.
+     */
+    private final Map<String, Region> regions = new LinkedHashMap<>();
 
     public boolean isEnabled() {
         return this.enabled;
@@ -85,37 +105,57 @@ public class RpmaProperties {
         return this.acceptor;
     }
 
+    public Messages getMessages() {
+        return this.messages;
+    }
+
+    public Limits getLimits() {
+        return this.limits;
+    }
+
     public Shutdown getShutdown() {
         return this.shutdown;
+    }
+
+    public EventLoops getEventLoops() {
+        return this.eventLoops;
     }
 
     public Map<String, Endpoint> getEndpoints() {
         return this.endpoints;
     }
 
+    public Map<String, Region> getRegions() {
+        return this.regions;
+    }
+
     /**
      * Queue sizes and timeouts of each accepted connection. Unset values of a named endpoint come from
-     * the default endpoint's, else librpma's defaults apply.
+     * the default endpoint's; else, for an endpoint with message handlers, the sizes its slots need, and
+     * librpma's defaults otherwise.
      */
     public static class Connection {
 
         /**
-         * Completion queue size, at least 1 (librpma's default: 10).
+         * Completion queue size, at least 1; with message handlers at least receive-slots + send-slots
+         * (default: that sum, or librpma's 10).
          */
         private Integer cqSize;
 
         /**
-         * Receive completion queue size; 0 completes receives on the main completion queue (librpma's default: 0).
+         * Receive completion queue size; 0 completes receives on the main completion queue, which an endpoint
+         * with message handlers needs (librpma's default: 0).
          */
         private Integer rcqSize;
 
         /**
-         * Send queue size (librpma's default: 10).
+         * Send queue size; with message handlers at least send-slots (default: send-slots, or librpma's 10).
          */
         private Integer sqSize;
 
         /**
-         * Receive queue size (librpma's default: 10).
+         * Receive queue size; with message handlers at least receive-slots (default: receive-slots, or
+         * librpma's 10).
          */
         private Integer rqSize;
 
@@ -301,12 +341,225 @@ public class RpmaProperties {
         }
     }
 
+    /**
+     * The messages of an endpoint's sessions, when it has @RpmaMessageHandler methods. Unset values of a
+     * named endpoint come from the default endpoint's, else from the defaults below.
+     */
+    public static class Messages {
+
+        /**
+         * How messages travel: 'raw' (one message per receive, as clients written against librpma alone send
+         * them; one message handler) or 'framed' (the starter's framing: routes, correlated replies, credits)
+         * (default: framed).
+         */
+        private RpmaWireMode mode;
+
+        /**
+         * Receives posted per session: the most messages a client may have in flight towards the server
+         * (default: 8).
+         */
+        private Integer receiveSlots;
+
+        /**
+         * Messages a session has in flight towards its client, at most 64; more wait in its send queue
+         * (default: 8).
+         */
+        private Integer sendSlots;
+
+        /**
+         * Largest message (its payload, in framed mode); a larger one ends its session (default: 4096).
+         */
+        private Integer maxMessageSize;
+
+        /**
+         * Where message handlers run: 'loop' (on the session's event loop; they must not block) or 'pool' (on
+         * the endpoint's message threads, for handlers that block) (default: loop).
+         */
+        private RpmaMessageDispatch dispatch;
+
+        /**
+         * Message threads of the endpoint when dispatch is 'pool' (default: 4).
+         */
+        private Integer dispatchThreads;
+
+        /**
+         * Messages a session may have waiting for a send slot or credits; one more ends the session as too
+         * slow a client (default: 1024).
+         */
+        private Integer sendQueueLimit;
+
+        public RpmaWireMode getMode() {
+            return this.mode;
+        }
+
+        public void setMode(RpmaWireMode mode) {
+            this.mode = mode;
+        }
+
+        public Integer getReceiveSlots() {
+            return this.receiveSlots;
+        }
+
+        public void setReceiveSlots(Integer receiveSlots) {
+            this.receiveSlots = receiveSlots;
+        }
+
+        public Integer getSendSlots() {
+            return this.sendSlots;
+        }
+
+        public void setSendSlots(Integer sendSlots) {
+            this.sendSlots = sendSlots;
+        }
+
+        public Integer getMaxMessageSize() {
+            return this.maxMessageSize;
+        }
+
+        public void setMaxMessageSize(Integer maxMessageSize) {
+            this.maxMessageSize = maxMessageSize;
+        }
+
+        public RpmaMessageDispatch getDispatch() {
+            return this.dispatch;
+        }
+
+        public void setDispatch(RpmaMessageDispatch dispatch) {
+            this.dispatch = dispatch;
+        }
+
+        public Integer getDispatchThreads() {
+            return this.dispatchThreads;
+        }
+
+        public void setDispatchThreads(Integer dispatchThreads) {
+            this.dispatchThreads = dispatchThreads;
+        }
+
+        public Integer getSendQueueLimit() {
+            return this.sendQueueLimit;
+        }
+
+        public void setSendQueueLimit(Integer sendQueueLimit) {
+            this.sendQueueLimit = sendQueueLimit;
+        }
+    }
+
+    /**
+     * What one endpoint takes at most. Unset values of a named endpoint come from the default endpoint's,
+     * else from the defaults below.
+     */
+    public static class Limits {
+
+        /**
+         * Connections at once, counting requests being decided; past it requests are rejected as 'capacity'
+         * (default: 1024).
+         */
+        private Integer maxConnections;
+
+        /**
+         * Time without a message after which a session is disconnected; 0 never (default: 0). Clients
+         * that only read or write the exposed memory send no messages.
+         */
+        private Duration idleTimeout;
+
+        public Integer getMaxConnections() {
+            return this.maxConnections;
+        }
+
+        public void setMaxConnections(Integer maxConnections) {
+            this.maxConnections = maxConnections;
+        }
+
+        public Duration getIdleTimeout() {
+            return this.idleTimeout;
+        }
+
+        public void setIdleTimeout(Duration idleTimeout) {
+            this.idleTimeout = idleTimeout;
+        }
+    }
+
+    /** The event loops that serve every endpoint's sessions. */
+    public static class EventLoops {
+
+        /**
+         * How many; 0 sizes them for the machine (one per two CPUs, at least one).
+         */
+        private int count = 0;
+
+        /**
+         * How long a loop keeps polling its sessions' completion queues after work before it sleeps; lower
+         * latency for a CPU kept busy meanwhile. 0 sleeps at once.
+         */
+        private Duration busyPoll = Duration.ofNanos(50_000);
+
+        public int getCount() {
+            return this.count;
+        }
+
+        public void setCount(int count) {
+            this.count = count;
+        }
+
+        public Duration getBusyPoll() {
+            return this.busyPoll;
+        }
+
+        public void setBusyPoll(Duration busyPoll) {
+            this.busyPoll = busyPoll;
+        }
+    }
+
+    /** Memory exposed to clients. */
+    public static class Region {
+
+        /**
+         * Size of the region; the application fills it through the RpmaRegions bean.
+         */
+        private DataSize size;
+
+        /**
+         * What clients may do with it: read-src, write-dst, flush-type-visibility, flush-type-persistent.
+         */
+        private List<MemoryUsage> usage = new ArrayList<>(List.of(MemoryUsage.READ_SRC));
+
+        /**
+         * The endpoints whose connections may reach it; empty: all.
+         */
+        private List<String> endpoints = new ArrayList<>();
+
+        public DataSize getSize() {
+            return this.size;
+        }
+
+        public void setSize(DataSize size) {
+            this.size = size;
+        }
+
+        public List<MemoryUsage> getUsage() {
+            return this.usage;
+        }
+
+        public void setUsage(List<MemoryUsage> usage) {
+            this.usage = usage;
+        }
+
+        public List<String> getEndpoints() {
+            return this.endpoints;
+        }
+
+        public void setEndpoints(List<String> endpoints) {
+            this.endpoints = endpoints;
+        }
+    }
+
     /** Graceful shutdown. */
     public static class Shutdown {
 
         /**
-         * How long stopping waits for handlers and open connections before disconnecting them; negative waits
-         * forever, zero does not wait. Keep it below 'spring.lifecycle.timeout-per-shutdown-phase'.
+         * How long stopping waits for the sessions to end by themselves before disconnecting them; negative
+         * waits forever, zero does not wait. Keep it below 'spring.lifecycle.timeout-per-shutdown-phase'.
          */
         private Duration gracePeriod = Duration.ofSeconds(20);
 
@@ -336,6 +589,10 @@ public class RpmaProperties {
 
         private final Acceptor acceptor = new Acceptor();
 
+        private final Messages messages = new Messages();
+
+        private final Limits limits = new Limits();
+
         public String getAddress() {
             return this.address;
         }
@@ -358,6 +615,14 @@ public class RpmaProperties {
 
         public Acceptor getAcceptor() {
             return this.acceptor;
+        }
+
+        public Messages getMessages() {
+            return this.messages;
+        }
+
+        public Limits getLimits() {
+            return this.limits;
         }
     }
 }

@@ -1,36 +1,61 @@
 package dev.rpma.spring.boot.autoconfigure;
 
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.EnumSet;
 import java.util.HashSet;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.function.Function;
 
-import dev.rpma.spring.server.RpmaEndpointSettings;
+import dev.rpma.jna.MemoryUsage;
+import dev.rpma.server.RpmaEndpointSettings;
+import dev.rpma.server.RpmaMessageDispatch;
+import dev.rpma.server.RpmaRegionDefinition;
+import dev.rpma.server.RpmaServerSettings;
+import dev.rpma.server.RpmaWireMode;
+import dev.rpma.server.loop.RpmaEventLoopGroup;
 
 /**
- * Turns {@link RpmaProperties} into validated {@link RpmaEndpointSettings}, one per endpoint, the
- * default endpoint first. Every invalid value fails with {@link InvalidRpmaPropertyException} naming
- * the property.
+ * Turns {@link RpmaProperties} (and the application's {@link RpmaRegionDefinition} beans) into
+ * validated {@link RpmaServerSettings}: the endpoints, the default one first, each inheriting what it
+ * leaves unset from the default endpoint, then the defaults of the core's settings; the event loops;
+ * the regions. Every invalid value fails with {@link InvalidRpmaPropertyException} naming the property.
  */
-final class RpmaEndpointSettingsFactory {
+final class RpmaServerSettingsFactory {
 
-    static final int DEFAULT_QUEUE_CAPACITY = 64;
-    static final int DEFAULT_HANDLER_THREADS = 4;
-    static final Duration DEFAULT_REQUEST_DEADLINE = Duration.ofSeconds(5);
-    static final Duration DEFAULT_POLL_INTERVAL = Duration.ofSeconds(1);
-    static final int DEFAULT_MAX_CONSECUTIVE_ERRORS = 10;
-
-    private RpmaEndpointSettingsFactory() {
+    private RpmaServerSettingsFactory() {
     }
 
-    static List<RpmaEndpointSettings> create(RpmaProperties properties) {
+    static RpmaServerSettings create(RpmaProperties properties, List<RpmaRegionDefinition> regionBeans) {
+        List<RpmaEndpointSettings> endpoints = endpoints(properties);
+        RpmaProperties.EventLoops loops = properties.getEventLoops();
+        if (loops.getCount() < 0) {
+            throw new InvalidRpmaPropertyException("rpma.server.event-loops.count", loops.getCount(),
+                    "must be at least 0 (0 sizes them for the machine)");
+        }
+        Duration busyPoll = loops.getBusyPoll();
+        if (busyPoll == null || busyPoll.isNegative()) {
+            throw new InvalidRpmaPropertyException("rpma.server.event-loops.busy-poll", busyPoll,
+                    "must be 0 or positive");
+        }
+        Duration grace = properties.getShutdown().getGracePeriod();
+        if (grace == null) {
+            throw new InvalidRpmaPropertyException("rpma.server.shutdown.grace-period", null, "must be set");
+        }
+        int count = (loops.getCount() == 0) ? RpmaEventLoopGroup.defaultSize() : loops.getCount();
+        return new RpmaServerSettings(count, busyPoll, grace, endpoints, regions(properties, regionBeans, endpoints));
+    }
+
+    private static List<RpmaEndpointSettings> endpoints(RpmaProperties properties) {
         List<RpmaEndpointSettings> settings = new ArrayList<>();
-        RpmaProperties.Acceptor defaults = properties.getAcceptor();
         settings.add(endpoint("rpma.server", RpmaEndpointSettings.DEFAULT_ENDPOINT, properties.getAddress(),
-                properties.getPort(), defaults, new RpmaProperties.Acceptor(), properties));
+                properties.getPort(), properties.getAcceptor(), properties.getMessages(), properties.getLimits(),
+                new RpmaProperties.Acceptor(), new RpmaProperties.Messages(), new RpmaProperties.Limits()));
         Set<String> addresses = new HashSet<>();
         addresses.add(settings.get(0).address() + ":" + settings.get(0).port());
         for (Map.Entry<String, RpmaProperties.Endpoint> entry : properties.getEndpoints().entrySet()) {
@@ -46,7 +71,8 @@ final class RpmaEndpointSettingsFactory {
             }
             String address = (endpoint.getAddress() != null) ? endpoint.getAddress() : properties.getAddress();
             RpmaEndpointSettings named = endpoint(prefix, name, address, endpoint.getPort(), endpoint.getAcceptor(),
-                    defaults, properties);
+                    endpoint.getMessages(), endpoint.getLimits(), properties.getAcceptor(), properties.getMessages(),
+                    properties.getLimits());
             if (!addresses.add(named.address() + ":" + named.port())) {
                 throw new InvalidRpmaPropertyException(prefix + ".port", named.port(), "another endpoint already listens on "
                         + named.address() + ":" + named.port());
@@ -57,44 +83,129 @@ final class RpmaEndpointSettingsFactory {
     }
 
     private static RpmaEndpointSettings endpoint(String prefix, String name, String address, int port,
-            RpmaProperties.Acceptor own, RpmaProperties.Acceptor inherited, RpmaProperties properties) {
+            RpmaProperties.Acceptor acceptor, RpmaProperties.Messages messages, RpmaProperties.Limits limits,
+            RpmaProperties.Acceptor inheritedAcceptor, RpmaProperties.Messages inheritedMessages,
+            RpmaProperties.Limits inheritedLimits) {
         RpmaAddresses.validate(prefix + ".address", address);
         if (port < 1 || port > 65535) {
             throw new InvalidRpmaPropertyException(prefix + ".port", port, "must be between 1 and 65535");
         }
-        int queueCapacity = pick(own, inherited, RpmaProperties.Acceptor::getQueueCapacity, DEFAULT_QUEUE_CAPACITY);
+        return new RpmaEndpointSettings(name, address.trim(), port, acceptor(prefix, acceptor, inheritedAcceptor),
+                messages(prefix, messages, inheritedMessages), limits(prefix, limits, inheritedLimits));
+    }
+
+    private static RpmaEndpointSettings.Acceptor acceptor(String prefix, RpmaProperties.Acceptor own,
+            RpmaProperties.Acceptor inherited) {
+        RpmaEndpointSettings.Acceptor defaults = RpmaEndpointSettings.Acceptor.DEFAULTS;
+        int queueCapacity = pick(own, inherited, RpmaProperties.Acceptor::getQueueCapacity, defaults.queueCapacity());
         positive(prefix + ".acceptor.queue-capacity", queueCapacity);
-        if (queueCapacity > RpmaEndpointSettings.MAX_QUEUE_CAPACITY) {
+        if (queueCapacity > RpmaEndpointSettings.Acceptor.MAX_QUEUE_CAPACITY) {
             throw new InvalidRpmaPropertyException(prefix + ".acceptor.queue-capacity", queueCapacity, "must be at most "
-                    + RpmaEndpointSettings.MAX_QUEUE_CAPACITY + ": an endpoint holds no more requests and connections together");
+                    + RpmaEndpointSettings.Acceptor.MAX_QUEUE_CAPACITY);
         }
-        int handlerThreads = pick(own, inherited, RpmaProperties.Acceptor::getHandlerThreads, DEFAULT_HANDLER_THREADS);
+        int handlerThreads = pick(own, inherited, RpmaProperties.Acceptor::getHandlerThreads, defaults.handlerThreads());
         positive(prefix + ".acceptor.handler-threads", handlerThreads);
-        Duration deadline = pick(own, inherited, RpmaProperties.Acceptor::getRequestDeadline, DEFAULT_REQUEST_DEADLINE);
+        Duration deadline = pick(own, inherited, RpmaProperties.Acceptor::getRequestDeadline, defaults.requestDeadline());
         positive(prefix + ".acceptor.request-deadline", deadline);
-        Duration pollInterval = pick(own, inherited, RpmaProperties.Acceptor::getPollInterval, DEFAULT_POLL_INTERVAL);
+        Duration pollInterval = pick(own, inherited, RpmaProperties.Acceptor::getPollInterval, defaults.pollInterval());
         positive(prefix + ".acceptor.poll-interval", pollInterval);
         int maxErrors = pick(own, inherited, RpmaProperties.Acceptor::getMaxConsecutiveErrors,
-                DEFAULT_MAX_CONSECUTIVE_ERRORS);
+                defaults.maxConsecutiveErrors());
         positive(prefix + ".acceptor.max-consecutive-errors", maxErrors);
-        boolean batch = pick(own, inherited, RpmaProperties.Acceptor::getHandlerBatchScheduling, true);
-        int spinLooks = pick(own, inherited, RpmaProperties.Acceptor::getHandlerSpinLooks,
-                RpmaEndpointSettings.DEFAULT_HANDLER_SPIN_LOOKS);
+        boolean batch = pick(own, inherited, RpmaProperties.Acceptor::getHandlerBatchScheduling, defaults.batchScheduling());
+        int spinLooks = pick(own, inherited, RpmaProperties.Acceptor::getHandlerSpinLooks, defaults.spinLooks());
         if (spinLooks < 0) {
             throw new InvalidRpmaPropertyException(prefix + ".acceptor.handler-spin-looks", spinLooks,
                     "must be at least 0 (0 parks an idle handler thread at once)");
         }
-        Duration grace = properties.getShutdown().getGracePeriod();
-        if (grace == null) {
-            throw new InvalidRpmaPropertyException("rpma.server.shutdown.grace-period", null, "must be set");
-        }
         // not inherited: it is a promise about one endpoint's handler, that it never blocks
-        return new RpmaEndpointSettings(name, address.trim(), port, queueCapacity, handlerThreads, deadline,
-                pollInterval, grace, maxErrors, own.isInlineHandler(), batch, spinLooks);
+        return new RpmaEndpointSettings.Acceptor(queueCapacity, handlerThreads, deadline, pollInterval, maxErrors,
+                own.isInlineHandler(), batch, spinLooks);
     }
 
-    private static <T> T pick(RpmaProperties.Acceptor own, RpmaProperties.Acceptor inherited,
-            Function<RpmaProperties.Acceptor, T> getter, T fallback) {
+    private static RpmaEndpointSettings.Messages messages(String prefix, RpmaProperties.Messages own,
+            RpmaProperties.Messages inherited) {
+        RpmaEndpointSettings.Messages defaults = RpmaEndpointSettings.Messages.DEFAULTS;
+        RpmaWireMode mode = pick(own, inherited, RpmaProperties.Messages::getMode, defaults.mode());
+        int receiveSlots = pick(own, inherited, RpmaProperties.Messages::getReceiveSlots, defaults.receiveSlots());
+        positive(prefix + ".messages.receive-slots", receiveSlots);
+        if (mode == RpmaWireMode.FRAMED && receiveSlots < RpmaEndpointSettings.Messages.MIN_FRAMED_RECEIVE_SLOTS) {
+            throw new InvalidRpmaPropertyException(prefix + ".messages.receive-slots", receiveSlots, "must be at least "
+                    + RpmaEndpointSettings.Messages.MIN_FRAMED_RECEIVE_SLOTS + " in framed mode (credits keep one for"
+                    + " a credit frame)");
+        }
+        if (receiveSlots > 4096) {
+            throw new InvalidRpmaPropertyException(prefix + ".messages.receive-slots", receiveSlots, "must be at most 4096");
+        }
+        int sendSlots = pick(own, inherited, RpmaProperties.Messages::getSendSlots, defaults.sendSlots());
+        positive(prefix + ".messages.send-slots", sendSlots);
+        if (sendSlots > 64) {
+            throw new InvalidRpmaPropertyException(prefix + ".messages.send-slots", sendSlots, "must be at most 64");
+        }
+        int maxMessageSize = pick(own, inherited, RpmaProperties.Messages::getMaxMessageSize, defaults.maxMessageSize());
+        positive(prefix + ".messages.max-message-size", maxMessageSize);
+        RpmaMessageDispatch dispatch = pick(own, inherited, RpmaProperties.Messages::getDispatch, defaults.dispatch());
+        int threads = pick(own, inherited, RpmaProperties.Messages::getDispatchThreads, defaults.dispatchThreads());
+        positive(prefix + ".messages.dispatch-threads", threads);
+        int sendQueueLimit = pick(own, inherited, RpmaProperties.Messages::getSendQueueLimit, defaults.sendQueueLimit());
+        if (sendQueueLimit < 0) {
+            throw new InvalidRpmaPropertyException(prefix + ".messages.send-queue-limit", sendQueueLimit,
+                    "must be at least 0");
+        }
+        return new RpmaEndpointSettings.Messages(mode, receiveSlots, sendSlots, maxMessageSize, dispatch, threads,
+                sendQueueLimit);
+    }
+
+    private static RpmaEndpointSettings.Limits limits(String prefix, RpmaProperties.Limits own,
+            RpmaProperties.Limits inherited) {
+        RpmaEndpointSettings.Limits defaults = RpmaEndpointSettings.Limits.DEFAULTS;
+        int maxConnections = pick(own, inherited, RpmaProperties.Limits::getMaxConnections, defaults.maxConnections());
+        positive(prefix + ".limits.max-connections", maxConnections);
+        Duration idle = pick(own, inherited, RpmaProperties.Limits::getIdleTimeout, defaults.idleTimeout());
+        if (idle.isNegative()) {
+            throw new InvalidRpmaPropertyException(prefix + ".limits.idle-timeout", idle, "must be 0 (never) or positive");
+        }
+        return new RpmaEndpointSettings.Limits(maxConnections, idle);
+    }
+
+    private static List<RpmaRegionDefinition> regions(RpmaProperties properties, List<RpmaRegionDefinition> beans,
+            List<RpmaEndpointSettings> endpoints) {
+        List<RpmaRegionDefinition> regions = new ArrayList<>();
+        Set<String> endpointNames = new LinkedHashSet<>();
+        endpoints.forEach((endpoint) -> endpointNames.add(endpoint.name()));
+        for (Map.Entry<String, RpmaProperties.Region> entry : properties.getRegions().entrySet()) {
+            String prefix = "rpma.server.regions." + entry.getKey();
+            RpmaProperties.Region region = entry.getValue();
+            if (region.getSize() == null || region.getSize().toBytes() < 1 || region.getSize().toBytes() > Integer.MAX_VALUE) {
+                throw new InvalidRpmaPropertyException(prefix + ".size", region.getSize(),
+                        "must be set, from 1 byte to 2GB");
+            }
+            if (region.getUsage() == null || region.getUsage().isEmpty()) {
+                throw new InvalidRpmaPropertyException(prefix + ".usage", region.getUsage(),
+                        "must name at least one of " + RpmaRegionDefinition.REMOTE_USAGES);
+            }
+            for (MemoryUsage usage : region.getUsage()) {
+                if (!RpmaRegionDefinition.REMOTE_USAGES.contains(usage)) {
+                    throw new InvalidRpmaPropertyException(prefix + ".usage", usage, "is not for exposed memory; choose"
+                            + " from read-src, write-dst, flush-type-visibility, flush-type-persistent");
+                }
+            }
+            for (String endpoint : region.getEndpoints()) {
+                if (!endpointNames.contains(endpoint)) {
+                    throw new InvalidRpmaPropertyException(prefix + ".endpoints", endpoint, "is not a configured"
+                            + " endpoint; configured: " + endpointNames);
+                }
+            }
+            regions.add(new RpmaRegionDefinition(entry.getKey(),
+                    ByteBuffer.allocateDirect((int) region.getSize().toBytes()).order(ByteOrder.LITTLE_ENDIAN),
+                    EnumSet.copyOf(region.getUsage()),
+                    Set.copyOf(region.getEndpoints())));
+        }
+        regions.addAll(beans);
+        return regions;
+    }
+
+    private static <P, T> T pick(P own, P inherited, Function<P, T> getter, T fallback) {
         T value = getter.apply(own);
         if (value == null) {
             value = getter.apply(inherited);

@@ -2,7 +2,7 @@ package dev.rpma.spring.boot.autoconfigure;
 
 import org.springframework.context.ApplicationEvent;
 
-import dev.rpma.spring.server.RpmaServer;
+import dev.rpma.server.RpmaServer;
 
 /** Every endpoint accepts connection requests. */
 public class RpmaServerStartedEvent extends ApplicationEvent {

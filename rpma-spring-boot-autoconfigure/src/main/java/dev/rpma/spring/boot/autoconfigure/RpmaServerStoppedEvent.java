@@ -2,7 +2,7 @@ package dev.rpma.spring.boot.autoconfigure;
 
 import org.springframework.context.ApplicationEvent;
 
-import dev.rpma.spring.server.RpmaServer;
+import dev.rpma.server.RpmaServer;
 
 /** Every endpoint stopped and every native object of the server is released. */
 public class RpmaServerStoppedEvent extends ApplicationEvent {

@@ -7,7 +7,7 @@ import dev.rpma.jna.Rpma;
 import dev.rpma.jna.testing.FakeEndpoint;
 import dev.rpma.jna.testing.FakeLibRpma;
 import dev.rpma.spring.boot.autoconfigure.RpmaAutoConfiguration;
-import dev.rpma.spring.server.RpmaEndpointStatistics;
+import dev.rpma.server.RpmaEndpointStatistics;
 
 /** The auto-configured server over the scripted fake, and what the tests do with it. */
 public final class FakeRpmaServer {

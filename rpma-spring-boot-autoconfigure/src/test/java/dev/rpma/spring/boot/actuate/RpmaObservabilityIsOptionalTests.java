@@ -14,12 +14,12 @@ import org.springframework.boot.test.context.FilteredClassLoader;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 
 import dev.rpma.jna.testing.FakeLibRpma;
-import dev.rpma.spring.boot.actuate.endpoint.RpmaServerEndpointAutoConfiguration;
+import dev.rpma.spring.boot.actuate.endpoint.RpmaActuatorEndpointAutoConfiguration;
 import dev.rpma.spring.boot.actuate.health.RpmaHealthContributorAutoConfiguration;
 import dev.rpma.spring.boot.actuate.metrics.RpmaMetricsAutoConfiguration;
 import dev.rpma.spring.boot.actuate.observation.RpmaObservationAutoConfiguration;
-import dev.rpma.spring.server.RpmaEndpointStatistics;
-import dev.rpma.spring.server.RpmaServer;
+import dev.rpma.server.RpmaEndpointStatistics;
+import dev.rpma.server.RpmaServer;
 
 import static dev.rpma.spring.boot.actuate.FakeRpmaServer.ADDRESS;
 import static dev.rpma.spring.boot.actuate.FakeRpmaServer.PORT;
@@ -32,14 +32,14 @@ import static org.assertj.core.api.Assertions.assertThat;
 class RpmaObservabilityIsOptionalTests {
 
     private static final String[] OBSERVABILITY_BEANS = { "rpmaServerMetrics", "rpmaHandlerObservations",
-            "rpmaHealthContributor", "rpmaServerEndpoint" };
+            "rpmaHealthContributor", "rpmaActuatorEndpoint" };
 
     private final FakeLibRpma fake = new FakeLibRpma();
 
     private final ApplicationContextRunner runner = FakeRpmaServer.runner(this.fake)
         .withConfiguration(AutoConfigurations.of(RpmaMetricsAutoConfiguration.class,
                 RpmaObservationAutoConfiguration.class, RpmaHealthContributorAutoConfiguration.class,
-                RpmaServerEndpointAutoConfiguration.class))
+                RpmaActuatorEndpointAutoConfiguration.class))
         .withBean(ScriptedHandler.class)
         .withPropertyValues("rpma.server.observation-enabled=true", "management.endpoints.web.exposure.include=*");
 
@@ -58,7 +58,7 @@ class RpmaObservabilityIsOptionalTests {
         assertThat(ImportCandidates.load(AutoConfiguration.class, getClass().getClassLoader()).getCandidates())
             .contains(RpmaMetricsAutoConfiguration.class.getName(), RpmaObservationAutoConfiguration.class.getName(),
                     RpmaHealthContributorAutoConfiguration.class.getName(),
-                    RpmaServerEndpointAutoConfiguration.class.getName());
+                    RpmaActuatorEndpointAutoConfiguration.class.getName());
     }
 
     @Test

@@ -6,7 +6,7 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 
 import dev.rpma.spring.annotation.RpmaConnectionHandler;
-import dev.rpma.spring.server.RpmaIncomingRequest;
+import dev.rpma.server.RpmaIncomingRequest;
 
 /**
  * The default endpoint's handler in these tests; the request's private data says what it does:

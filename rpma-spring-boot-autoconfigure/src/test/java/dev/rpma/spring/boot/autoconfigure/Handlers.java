@@ -5,7 +5,7 @@ import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 
 import dev.rpma.spring.annotation.RpmaConnectionHandler;
-import dev.rpma.spring.server.RpmaIncomingRequest;
+import dev.rpma.server.RpmaIncomingRequest;
 
 /** Handler beans for the context tests. */
 final class Handlers {
@@ -55,6 +55,15 @@ final class Handlers {
         public void admin(RpmaIncomingRequest request, String endpointName) {
             this.endpoints.add(endpointName);
             request.reject();
+        }
+    }
+
+    /** Connects every request of the endpoint 'replica'. */
+    static class Replica {
+
+        @RpmaConnectionHandler("replica")
+        public void connect(RpmaIncomingRequest request) {
+            request.connect();
         }
     }
 

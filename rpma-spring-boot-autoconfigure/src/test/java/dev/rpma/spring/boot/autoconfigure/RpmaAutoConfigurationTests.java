@@ -1,7 +1,12 @@
 package dev.rpma.spring.boot.autoconfigure;
 
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
 import java.time.Duration;
+import java.util.EnumSet;
 import java.util.List;
+import java.util.Set;
+import java.util.concurrent.CopyOnWriteArrayList;
 
 import ch.qos.logback.classic.Level;
 import ch.qos.logback.classic.Logger;
@@ -11,36 +16,47 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.slf4j.LoggerFactory;
 
-import org.springframework.beans.factory.annotation.Qualifier;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.test.context.FilteredClassLoader;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
-import org.springframework.context.ApplicationEventPublisher;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.core.annotation.Order;
 
+import dev.rpma.jna.MemoryUsage;
 import dev.rpma.jna.Rpma;
-import dev.rpma.jna.RpmaConnectionConfig;
-import dev.rpma.jna.RpmaEndpoint;
-import dev.rpma.jna.RpmaPeer;
+import dev.rpma.jna.testing.FakeConnection;
 import dev.rpma.jna.testing.FakeEndpoint;
 import dev.rpma.jna.testing.FakeLibRpma;
 import dev.rpma.jna.testing.FakeLibRpma.ConnectionConfigValues;
 import dev.rpma.jna.testing.FakeRequest;
-import dev.rpma.spring.annotation.RpmaConnectionHandlerBeanPostProcessor;
+import dev.rpma.server.RpmaCommonData;
+import dev.rpma.server.RpmaEndpointSettings;
+import dev.rpma.server.RpmaIncomingRequest;
+import dev.rpma.server.RpmaMessageDispatch;
+import dev.rpma.server.RpmaRegionDefinition;
+import dev.rpma.server.RpmaRegions;
+import dev.rpma.server.RpmaServer;
+import dev.rpma.server.RpmaSession;
+import dev.rpma.server.RpmaSessionEnd;
+import dev.rpma.server.RpmaSessionListener;
+import dev.rpma.server.RpmaStringCodec;
+import dev.rpma.server.RpmaWireMode;
+import dev.rpma.spring.annotation.RpmaConnectionHandler;
+import dev.rpma.spring.annotation.RpmaHandlerBeanPostProcessor;
 import dev.rpma.spring.annotation.RpmaHandlerRegistry;
-import dev.rpma.spring.server.RpmaEndpointServer;
-import dev.rpma.spring.server.RpmaEndpointSettings;
-import dev.rpma.spring.server.RpmaRequestHandler;
-import dev.rpma.spring.server.RpmaServer;
+import dev.rpma.spring.annotation.RpmaMessageHandler;
+import dev.rpma.spring.annotation.RpmaSessionEvent;
+
+import dev.rpma.spring.boot.actuate.Await;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * {@link RpmaAutoConfiguration} over the scripted librpma fake: conditions, back-off, user overrides,
- * customizers, properties binding for the default and named endpoints, and the beans it exposes.
- * After each test every native object must be freed and librpma's rules kept.
+ * customizers, properties binding for the default and named endpoints, message handlers, session
+ * events, regions, and the beans it exposes. After each test every native object must be freed and
+ * librpma's rules kept.
  */
 class RpmaAutoConfigurationTests {
 
@@ -51,7 +67,8 @@ class RpmaAutoConfigurationTests {
     private final ApplicationContextRunner runner = new ApplicationContextRunner()
         .withConfiguration(AutoConfigurations.of(RpmaAutoConfiguration.class))
         .withBean("fakeRpma", Rpma.class, () -> Rpma.using(this.fake))
-        .withPropertyValues("rpma.server.address=198.18.0.1", "rpma.server.shutdown.grace-period=0");
+        .withPropertyValues("rpma.server.address=198.18.0.1", "rpma.server.shutdown.grace-period=0",
+                "rpma.server.event-loops.count=1");
 
     @AfterEach
     void nothingNativeLeakedOrMisused() {
@@ -65,22 +82,22 @@ class RpmaAutoConfigurationTests {
     }
 
     @Test
-    void autoConfiguresTheServerAndItsBeans() {
+    void autoConfiguresTheServerAndItsBeansAndListensOnceStarted() {
         this.runner.withBean(Handlers.Greeter.class).run((context) -> {
             assertThat(context).hasNotFailed()
                 .hasSingleBean(RpmaProperties.class)
                 .hasSingleBean(RpmaServer.class)
                 .hasSingleBean(RpmaServerLifecycle.class)
                 .hasSingleBean(RpmaHandlerRegistry.class)
-                .hasSingleBean(RpmaConnectionHandlerBeanPostProcessor.class)
-                .hasSingleBean(RpmaEndpoint.class)
-                .hasSingleBean(RpmaPeer.class);
+                .hasSingleBean(RpmaHandlerBeanPostProcessor.class)
+                .hasSingleBean(RpmaRegions.class)
+                .hasSingleBean(RpmaStringCodec.class);
             assertThat(context).getBeanNames(Rpma.class).containsExactly("fakeRpma");
-            RpmaEndpointServer endpoint = context.getBean(RpmaServer.class).endpoint("default");
-            assertThat(context.getBean(RpmaEndpoint.class)).isSameAs(endpoint.endpoint());
-            assertThat(context.getBean(RpmaPeer.class)).isSameAs(endpoint.endpoint().peer());
-            assertThat(endpoint.endpoint().address()).isEqualTo("198.18.0.1");
-            assertThat(endpoint.endpoint().port()).isEqualTo(7204);
+            RpmaServer server = context.getBean(RpmaServer.class);
+            assertThat(server.isListening()).isTrue();
+            assertThat(server.endpoint("default").settings().address()).isEqualTo("198.18.0.1");
+            assertThat(server.endpoint("default").settings().port()).isEqualTo(7204);
+            assertThat(server.eventLoops()).hasSize(1);
             assertThat(this.fake.endpointAt("198.18.0.1", 7204).isListening()).isTrue();
         });
     }
@@ -129,47 +146,19 @@ class RpmaAutoConfigurationTests {
             .run((context) -> assertThat(context).hasNotFailed()
                 .doesNotHaveBean(RpmaServer.class)
                 .doesNotHaveBean(RpmaProperties.class)
-                .doesNotHaveBean(RpmaConnectionHandlerBeanPostProcessor.class));
+                .doesNotHaveBean(RpmaHandlerBeanPostProcessor.class));
     }
 
     @Test
-    void userServerReplacesTheAutoConfiguredOne() {
-        this.runner.withUserConfiguration(CustomServerConfiguration.class).withBean(Handlers.Greeter.class)
-            .run((context) -> {
-                assertThat(context).hasNotFailed();
-                assertThat(context).getBeanNames(RpmaServer.class).containsExactly("customServer");
-                RpmaServer custom = context.getBean(RpmaServer.class);
-                assertThat(context.getBean(RpmaEndpoint.class)).isSameAs(custom.endpoint("default").endpoint());
-                assertThat(custom.endpoint("default").settings().port()).isEqualTo(7999);
-                // the auto-configured lifecycle starts the user's server
-                FakeRequest request = this.fake.endpointAt("198.18.0.1", 7999).queueRequest(new byte[0]);
-                assertThat(request.awaitConsumed(WAIT)).isEqualTo(FakeRequest.State.CONNECTED);
-                assertThat(this.fake.endpoints()).hasSize(1);
-            });
-    }
-
-    @Test
-    void userLifecycleRegistryAndPostProcessorReplaceTheAutoConfiguredOnes() {
+    void userRegistryAndPostProcessorReplaceTheAutoConfiguredOnes() {
         this.runner.withUserConfiguration(CustomComponentsConfiguration.class).run((context) -> {
             assertThat(context).hasNotFailed();
-            assertThat(context).getBeanNames(RpmaServerLifecycle.class).containsExactly("customLifecycle");
             assertThat(context).getBeanNames(RpmaHandlerRegistry.class).containsExactly("customRegistry");
-            assertThat(context).getBeanNames(RpmaConnectionHandlerBeanPostProcessor.class)
-                .containsExactly("customPostProcessor");
+            assertThat(context).getBeanNames(RpmaHandlerBeanPostProcessor.class).containsExactly("customPostProcessor");
             // the custom handler registry is the one that found the handler
-            assertThat(context.getBean(RpmaHandlerRegistry.class).handlers()).singleElement()
+            assertThat(context.getBean(RpmaHandlerRegistry.class).connectionHandlers()).singleElement()
                 .satisfies((handler) -> assertThat(handler.beanName()).isEqualTo("greeter"));
         });
-    }
-
-    @Test
-    void userEndpointAndPeerBeansReplaceTheAutoConfiguredOnes() {
-        this.runner.withBean(Handlers.Greeter.class).withUserConfiguration(CustomEndpointConfiguration.class)
-            .run((context) -> {
-                assertThat(context).hasNotFailed();
-                assertThat(context).getBeanNames(RpmaEndpoint.class).containsExactly("customEndpoint");
-                assertThat(context).getBeanNames(RpmaPeer.class).containsExactly("customPeer");
-            });
     }
 
     @Test
@@ -191,22 +180,28 @@ class RpmaAutoConfigurationTests {
     }
 
     @Test
-    void namedEndpointsInheritFromTheDefaultAndEachGetsItsBeans() {
+    void namedEndpointsInheritFromTheDefaultEndpoint() {
         this.runner.withBean(Handlers.Greeter.class)
             .withBean(Handlers.NamedEndpoints.class)
-            .withUserConfiguration(QualifiedInjectionConfiguration.class)
             .withPropertyValues("rpma.server.connection.cq-size=32", "rpma.server.acceptor.handler-threads=3",
+                    "rpma.server.limits.max-connections=50", "rpma.server.messages.max-message-size=256",
                     "rpma.server.endpoints.replica.port=7205", "rpma.server.endpoints.replica.connection.rq-size=4",
+                    "rpma.server.endpoints.replica.limits.idle-timeout=30s",
                     "rpma.server.endpoints.admin.address=198.18.0.2", "rpma.server.endpoints.admin.port=7300",
                     "rpma.server.endpoints.admin.acceptor.queue-capacity=8")
             .run((context) -> {
                 assertThat(context).hasNotFailed();
                 RpmaServer server = context.getBean(RpmaServer.class);
                 assertThat(server.endpoints()).containsOnlyKeys("default", "replica", "admin");
-                assertThat(server.endpoint("replica").settings()).isEqualTo(new RpmaEndpointSettings("replica",
-                        "198.18.0.1", 7205, 64, 3, Duration.ofSeconds(5), Duration.ofSeconds(1), Duration.ZERO, 10));
-                assertThat(server.endpoint("admin").settings()).isEqualTo(new RpmaEndpointSettings("admin",
-                        "198.18.0.2", 7300, 8, 3, Duration.ofSeconds(5), Duration.ofSeconds(1), Duration.ZERO, 10));
+                RpmaEndpointSettings replica = server.endpoint("replica").settings();
+                assertThat(replica.address()).isEqualTo("198.18.0.1");
+                assertThat(replica.acceptor().handlerThreads()).isEqualTo(3);
+                assertThat(replica.acceptor().queueCapacity()).isEqualTo(64);
+                assertThat(replica.limits()).isEqualTo(new RpmaEndpointSettings.Limits(50, Duration.ofSeconds(30)));
+                assertThat(replica.messages().maxMessageSize()).isEqualTo(256);
+                RpmaEndpointSettings admin = server.endpoint("admin").settings();
+                assertThat(admin.acceptor().queueCapacity()).isEqualTo(8);
+                assertThat(admin.limits().idleTimeout()).isZero();
 
                 FakeRequest toDefault = this.fake.endpointAt("198.18.0.1", 7204).queueRequest(new byte[0]);
                 FakeRequest toReplica = this.fake.endpointAt("198.18.0.1", 7205).queueRequest(new byte[0]);
@@ -214,57 +209,151 @@ class RpmaAutoConfigurationTests {
                 assertThat(toDefault.awaitConsumed(WAIT)).isEqualTo(FakeRequest.State.CONNECTED);
                 assertThat(toReplica.awaitConsumed(WAIT)).isEqualTo(FakeRequest.State.CONNECTED);
                 assertThat(toAdmin.awaitConsumed(WAIT)).isEqualTo(FakeRequest.State.DELETED);
-                // connection values: own rq-size, inherited cq-size, librpma's defaults otherwise
+                // without message handlers: own rq-size, inherited cq-size, librpma's defaults otherwise
                 assertThat(toDefault.config()).isEqualTo(new ConnectionConfigValues(1000, 32, 0, 10, 10, false, 0));
                 assertThat(toReplica.config()).isEqualTo(new ConnectionConfigValues(1000, 32, 0, 10, 4, false, 0));
-                assertThat(toAdmin.config()).isEqualTo(new ConnectionConfigValues(1000, 32, 0, 10, 10, false, 0));
-                assertThat(context.getBean(Handlers.Greeter.class).endpoints).containsExactly("default");
                 assertThat(context.getBean(Handlers.NamedEndpoints.class).endpoints)
                     .containsExactlyInAnyOrder("replica", "admin");
-                // one acceptor thread per endpoint, the endpoint's only caller of rpma_ep_next_conn_req
                 assertThat(this.fake.threadsCalling("rpma_ep_next_conn_req")).containsExactlyInAnyOrder(
                         "rpma-acceptor-default", "rpma-acceptor-replica", "rpma-acceptor-admin");
-                // one peer per address
-                assertThat(this.fake.liveHandles(FakeLibRpma.Kind.PEER)).hasSize(2);
-
-                // unqualified: the default endpoint's; qualified by name: the named endpoint's
-                assertThat(context.getBean(RpmaEndpoint.class)).isSameAs(server.endpoint("default").endpoint());
-                assertThat(context.getBean(RpmaPeer.class)).isSameAs(server.endpoint("default").endpoint().peer());
-                QualifiedInjectionConfiguration.Injected injected = context
-                    .getBean(QualifiedInjectionConfiguration.Injected.class);
-                assertThat(injected.replicaEndpoint()).isSameAs(server.endpoint("replica").endpoint());
-                assertThat(injected.adminEndpoint()).isSameAs(server.endpoint("admin").endpoint());
-                assertThat(injected.replicaPeer()).isSameAs(server.endpoint("default").endpoint().peer());
-                assertThat(injected.adminPeer()).isSameAs(server.endpoint("admin").endpoint().peer())
-                    .isNotSameAs(injected.replicaPeer());
-                assertThat(injected.adminPeer().address()).isEqualTo("198.18.0.2");
-                assertThat(context.getBean("rpmaEndpoint.replica")).isSameAs(injected.replicaEndpoint());
-                assertThat(context.getBean("rpmaPeer.admin")).isSameAs(injected.adminPeer());
+                assertThat(this.fake.liveHandles(FakeLibRpma.Kind.PEER)).as("one peer per address").hasSize(2);
             });
-        // the server, not the context, released them: on each acceptor thread
         assertThat(this.fake.endpoints()).extracting(FakeEndpoint::shutDownOnThread)
             .containsExactlyInAnyOrder("rpma-acceptor-default", "rpma-acceptor-replica", "rpma-acceptor-admin");
     }
 
-    @Configuration(proxyBeanMethods = false)
-    static class CustomServerConfiguration {
-
-        @Bean
-        RpmaServer customServer(Rpma rpma, RpmaHandlerRegistry registry) {
-            RpmaEndpointSettings settings = new RpmaEndpointSettings("default", "198.18.0.1", 7999, 4, 1,
-                    Duration.ofSeconds(5), Duration.ofSeconds(1), Duration.ZERO, 10);
-            return RpmaServer.listen(rpma, List.of(settings), new RpmaServer.Components() {
-
-                @Override
-                public RpmaRequestHandler handler(String endpointName) {
-                    return registry.handlerFor(endpointName);
-                }
-
-                @Override
-                public RpmaConnectionConfig requestConfig(Rpma library, RpmaEndpointSettings endpoint) {
-                    return null;
-                }
+    @Test
+    void aRawMessageHandlerServesItsEndpointsSessionsAndQueuesAreSizedForTheSlots() {
+        this.runner.withBean(Handlers.Greeter.class).withBean(PingPong.class).withBean(EveryEndpointListener.class)
+            .withPropertyValues("rpma.server.messages.mode=raw", "rpma.server.messages.receive-slots=4",
+                    "rpma.server.messages.send-slots=2", "rpma.server.messages.max-message-size=8")
+            .run((context) -> {
+                assertThat(context).hasNotFailed();
+                FakeRequest request = this.fake.endpointAt("198.18.0.1", 7204).queueRequest(new byte[0]);
+                assertThat(request.awaitConsumed(WAIT)).isEqualTo(FakeRequest.State.CONNECTED);
+                assertThat(request.config()).as("queues for 4 receive and 2 send slots")
+                    .isEqualTo(new ConnectionConfigValues(1000, 6, 0, 2, 4, false, 0));
+                assertThat(request.receives()).hasSize(4);
+                FakeConnection client = request.connection();
+                PingPong pingPong = context.getBean(PingPong.class);
+                Await.until("established", () -> pingPong.established.size() == 1);
+                client.deliver(ByteBuffer.allocate(8).order(ByteOrder.LITTLE_ENDIAN).putLong(0, 41).array());
+                assertThat(client.awaitSent(1, WAIT)).isTrue();
+                assertThat(ByteBuffer.wrap(client.sent().get(0)).order(ByteOrder.LITTLE_ENDIAN).getLong()).isEqualTo(42);
+                assertThat(pingPong.threads).containsOnly("rpma-loop-0");
+                client.peerDisconnects();
+                Await.until("the end heard", () -> pingPong.ended.size() == 1);
+                assertThat(pingPong.ended.get(0).reason()).isEqualTo(RpmaSessionEnd.Reason.CLOSED);
+                assertThat(context.getBean(EveryEndpointListener.class).heard).containsExactly("established", "closed");
             });
+    }
+
+    @Test
+    void queueSizesTooSmallForTheSlotsFailTheStartNamingTheProperty() {
+        this.runner.withBean(Handlers.Greeter.class).withBean(PingPong.class)
+            .withPropertyValues("rpma.server.messages.mode=raw", "rpma.server.connection.rq-size=2")
+            .run((context) -> assertThat(context).getFailure().rootCause()
+                .isInstanceOfSatisfying(InvalidRpmaPropertyException.class, (ex) -> {
+                    assertThat(ex.property()).isEqualTo("rpma.server.connection.rq-size");
+                    assertThat(ex.getMessage()).contains("at least 8");
+                }));
+    }
+
+    @Test
+    void aRegionFromThePropertiesIsExposedWithItsUsageAndFilledByTheApplication() {
+        this.runner.withBean(RegionHandler.class)
+            .withPropertyValues("rpma.server.regions.greeting.size=14B",
+                    "rpma.server.regions.greeting.usage=read-src,write-dst")
+            .run((context) -> {
+                assertThat(context).hasNotFailed();
+                RpmaRegions regions = context.getBean(RpmaRegions.class);
+                assertThat(regions.definition("greeting").usages())
+                    .containsExactlyInAnyOrder(MemoryUsage.READ_SRC, MemoryUsage.WRITE_DST);
+                regions.memory("greeting").put(0, "Hello client!\0".getBytes());
+                FakeRequest request = this.fake.endpointAt("198.18.0.1", 7204).queueRequest(new byte[0]);
+                assertThat(request.awaitConsumed(WAIT)).isEqualTo(FakeRequest.State.CONNECTED);
+                byte[] descriptor = RpmaCommonData.decode(request.connectPrivateData()).memoryRegionDescriptor();
+                assertThat(ByteBuffer.wrap(descriptor).order(ByteOrder.LITTLE_ENDIAN).getLong(8)).isEqualTo(14);
+                assertThat(descriptor[20]).isEqualTo((byte) (MemoryUsage.READ_SRC.flag() | MemoryUsage.WRITE_DST.flag()));
+            });
+    }
+
+    @Test
+    void aRegionBeanIsExposedToo() {
+        this.runner.withBean(RegionHandler.class)
+            .withBean("greetingRegion", RpmaRegionDefinition.class, () -> new RpmaRegionDefinition("greeting",
+                    ByteBuffer.allocateDirect(32), EnumSet.of(MemoryUsage.READ_SRC), Set.of()))
+            .run((context) -> {
+                assertThat(context).hasNotFailed();
+                assertThat(context.getBean(RpmaRegions.class).names()).containsExactly("greeting");
+                FakeRequest request = this.fake.endpointAt("198.18.0.1", 7204).queueRequest(new byte[0]);
+                assertThat(request.awaitConsumed(WAIT)).isEqualTo(FakeRequest.State.CONNECTED);
+            });
+    }
+
+    @Test
+    void aPooledEndpointAndItsSettings() {
+        this.runner.withBean(Handlers.Greeter.class).withBean(PingPong.class)
+            .withPropertyValues("rpma.server.messages.mode=raw", "rpma.server.messages.dispatch=pool",
+                    "rpma.server.messages.dispatch-threads=2", "rpma.server.event-loops.busy-poll=0")
+            .run((context) -> {
+                assertThat(context).hasNotFailed();
+                RpmaServer server = context.getBean(RpmaServer.class);
+                assertThat(server.endpoint("default").settings().messages().dispatch())
+                    .isEqualTo(RpmaMessageDispatch.POOL);
+                assertThat(server.settings().busyPoll()).isZero();
+                assertThat(server.endpoint("default").settings().messages().mode()).isEqualTo(RpmaWireMode.RAW);
+            });
+    }
+
+    /** A raw ping-pong handler with session events, recording where it ran. */
+    static class PingPong {
+
+        final List<String> threads = new CopyOnWriteArrayList<>();
+
+        final List<RpmaSession> established = new CopyOnWriteArrayList<>();
+
+        final List<RpmaSessionEnd> ended = new CopyOnWriteArrayList<>();
+
+        @RpmaMessageHandler
+        ByteBuffer pong(ByteBuffer ping, RpmaSession session) {
+            this.threads.add(Thread.currentThread().getName());
+            return session.newMessage().putLong(ping.getLong(0) + 1).flip();
+        }
+
+        @RpmaSessionEvent
+        void established(RpmaSession session) {
+            this.established.add(session);
+        }
+
+        @RpmaSessionEvent
+        void ended(RpmaSessionEnd end, RpmaSession session) {
+            this.ended.add(end);
+        }
+    }
+
+    /** A listener bean: it hears every endpoint's sessions. */
+    static class EveryEndpointListener implements RpmaSessionListener {
+
+        final List<String> heard = new CopyOnWriteArrayList<>();
+
+        @Override
+        public void sessionEstablished(RpmaSession session) {
+            this.heard.add("established");
+        }
+
+        @Override
+        public void sessionEnded(RpmaSession session, RpmaSessionEnd end) {
+            this.heard.add(end.reason().tag());
+        }
+    }
+
+    /** Hands out the region 'greeting' as librpma's example 02 does. */
+    static class RegionHandler {
+
+        @RpmaConnectionHandler
+        void read(RpmaIncomingRequest request) {
+            request.connect(RpmaCommonData.of(request.regionDescriptor("greeting")).encode());
         }
     }
 
@@ -277,14 +366,8 @@ class RpmaAutoConfigurationTests {
         }
 
         @Bean
-        static RpmaConnectionHandlerBeanPostProcessor customPostProcessor(RpmaHandlerRegistry customRegistry) {
-            return new RpmaConnectionHandlerBeanPostProcessor(customRegistry);
-        }
-
-        @Bean
-        RpmaServerLifecycle customLifecycle(RpmaServer server, RpmaHandlerRegistry registry,
-                ApplicationEventPublisher publisher) {
-            return new RpmaServerLifecycle(server, registry, publisher);
+        static RpmaHandlerBeanPostProcessor customPostProcessor(RpmaHandlerRegistry customRegistry) {
+            return new RpmaHandlerBeanPostProcessor(customRegistry);
         }
 
         @Bean
@@ -294,23 +377,9 @@ class RpmaAutoConfigurationTests {
     }
 
     @Configuration(proxyBeanMethods = false)
-    static class CustomEndpointConfiguration {
-
-        @Bean(destroyMethod = "")
-        RpmaEndpoint customEndpoint(RpmaServer server) {
-            return server.endpoint("default").endpoint();
-        }
-
-        @Bean(destroyMethod = "")
-        RpmaPeer customPeer(RpmaServer server) {
-            return server.endpoint("default").endpoint().peer();
-        }
-    }
-
-    @Configuration(proxyBeanMethods = false)
     static class CustomizersConfiguration {
 
-        final List<String> customized = new java.util.concurrent.CopyOnWriteArrayList<>();
+        final List<String> customized = new CopyOnWriteArrayList<>();
 
         @Bean
         @Order(2)
@@ -330,21 +399,6 @@ class RpmaAutoConfigurationTests {
                 assertThat(config.cqSize()).isEqualTo(32);
                 config.cqSize(48);
             };
-        }
-    }
-
-    @Configuration(proxyBeanMethods = false)
-    static class QualifiedInjectionConfiguration {
-
-        record Injected(RpmaEndpoint replicaEndpoint, RpmaEndpoint adminEndpoint, RpmaPeer replicaPeer,
-                RpmaPeer adminPeer) {
-        }
-
-        @Bean
-        Injected injected(@Qualifier("replica") RpmaEndpoint replicaEndpoint,
-                @Qualifier("admin") RpmaEndpoint adminEndpoint, @Qualifier("replica") RpmaPeer replicaPeer,
-                @Qualifier("admin") RpmaPeer adminPeer) {
-            return new Injected(replicaEndpoint, adminEndpoint, replicaPeer, adminPeer);
         }
     }
 }

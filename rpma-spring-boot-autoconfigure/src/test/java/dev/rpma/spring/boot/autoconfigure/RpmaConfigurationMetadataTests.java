@@ -12,7 +12,11 @@ import java.util.Map;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
+import org.springframework.boot.convert.DurationStyle;
 import org.springframework.boot.json.JsonParserFactory;
+
+import dev.rpma.server.RpmaEndpointSettings;
+import dev.rpma.server.RpmaServerSettings;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -51,7 +55,12 @@ class RpmaConfigurationMetadataTests {
                 "rpma.server.connection.shared-completion-channel", "rpma.server.acceptor.queue-capacity",
                 "rpma.server.acceptor.handler-threads", "rpma.server.acceptor.request-deadline",
                 "rpma.server.acceptor.poll-interval", "rpma.server.acceptor.max-consecutive-errors",
-                "rpma.server.shutdown.grace-period", "rpma.server.endpoints");
+                "rpma.server.shutdown.grace-period", "rpma.server.endpoints", "rpma.server.messages.mode",
+                "rpma.server.messages.receive-slots", "rpma.server.messages.send-slots",
+                "rpma.server.messages.max-message-size", "rpma.server.messages.dispatch",
+                "rpma.server.messages.dispatch-threads", "rpma.server.messages.send-queue-limit",
+                "rpma.server.limits.max-connections", "rpma.server.limits.idle-timeout",
+                "rpma.server.event-loops.count", "rpma.server.event-loops.busy-poll", "rpma.server.regions");
         properties.forEach((name, entry) -> assertThat((String) entry.get("description")).as(name).isNotBlank()
             .doesNotStartWith("The ").doesNotStartWith("A "));
     }
@@ -70,15 +79,32 @@ class RpmaConfigurationMetadataTests {
         assertThat(properties.get("rpma.server.shutdown.grace-period").get("defaultValue")).isEqualTo("20s");
         // acceptor values are null fields so that named endpoints can inherit: their defaults are in the text
         assertThat(description("rpma.server.acceptor.queue-capacity"))
-            .contains("(default: " + RpmaEndpointSettingsFactory.DEFAULT_QUEUE_CAPACITY + ")");
+            .contains("(default: " + RpmaEndpointSettings.Acceptor.DEFAULT_QUEUE_CAPACITY + ")");
         assertThat(description("rpma.server.acceptor.handler-threads"))
-            .contains("(default: " + RpmaEndpointSettingsFactory.DEFAULT_HANDLER_THREADS + ")");
+            .contains("(default: " + RpmaEndpointSettings.Acceptor.DEFAULT_HANDLER_THREADS + ")");
         assertThat(description("rpma.server.acceptor.request-deadline"))
-            .contains("(default: " + RpmaEndpointSettingsFactory.DEFAULT_REQUEST_DEADLINE.toSeconds() + "s)");
+            .contains("(default: " + RpmaEndpointSettings.Acceptor.DEFAULT_REQUEST_DEADLINE.toSeconds() + "s)");
         assertThat(description("rpma.server.acceptor.poll-interval"))
-            .contains("(default: " + RpmaEndpointSettingsFactory.DEFAULT_POLL_INTERVAL.toSeconds() + "s)");
+            .contains("(default: " + RpmaEndpointSettings.Acceptor.DEFAULT_POLL_INTERVAL.toSeconds() + "s)");
         assertThat(description("rpma.server.acceptor.max-consecutive-errors"))
-            .contains("(default: " + RpmaEndpointSettingsFactory.DEFAULT_MAX_CONSECUTIVE_ERRORS + ")");
+            .contains("(default: " + RpmaEndpointSettings.Acceptor.DEFAULT_MAX_CONSECUTIVE_ERRORS + ")");
+        assertThat(description("rpma.server.messages.receive-slots"))
+            .contains("(default: " + RpmaEndpointSettings.Messages.DEFAULT_RECEIVE_SLOTS + ")");
+        assertThat(description("rpma.server.messages.send-slots"))
+            .contains("(default: " + RpmaEndpointSettings.Messages.DEFAULT_SEND_SLOTS + ")");
+        assertThat(description("rpma.server.messages.max-message-size"))
+            .contains("(default: " + RpmaEndpointSettings.Messages.DEFAULT_MAX_MESSAGE_SIZE + ")");
+        assertThat(description("rpma.server.messages.dispatch-threads"))
+            .contains("(default: " + RpmaEndpointSettings.Messages.DEFAULT_DISPATCH_THREADS + ")");
+        assertThat(description("rpma.server.messages.send-queue-limit"))
+            .contains("(default: " + RpmaEndpointSettings.Messages.DEFAULT_SEND_QUEUE_LIMIT + ")");
+        assertThat(description("rpma.server.limits.max-connections"))
+            .contains("(default: " + RpmaEndpointSettings.Limits.DEFAULT_MAX_CONNECTIONS + ")");
+        assertThat(description("rpma.server.limits.idle-timeout")).contains("(default: 0)");
+        assertThat(properties.get("rpma.server.event-loops.count").get("defaultValue")).isEqualTo(0);
+        assertThat(DurationStyle.detectAndParse(
+                (String) properties.get("rpma.server.event-loops.busy-poll").get("defaultValue")))
+            .isEqualTo(RpmaServerSettings.DEFAULT_BUSY_POLL);
         assertThat(description("rpma.server.address")).contains("Loopback and wildcard addresses do not work");
         assertThat(description("rpma.server.shutdown.grace-period")).contains("negative waits forever")
             .contains("zero does not wait");

@@ -13,7 +13,7 @@ import dev.rpma.jna.RpmaException;
 import dev.rpma.jna.RpmaUnavailableException;
 import dev.rpma.spring.annotation.RpmaHandlerConfigurationException;
 import dev.rpma.spring.annotation.RpmaHandlerConfigurationException.Problem;
-import dev.rpma.spring.server.RpmaListenException;
+import dev.rpma.server.RpmaListenException;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -154,15 +154,17 @@ class RpmaFailureAnalyzersTests {
         FailureAnalysis analysis = RpmaFailureAnalyzers.analyze(new BeanCreationException("greeter", "failed",
                 new RpmaHandlerConfigurationException("has a parameter of type int", "default",
                         Problem.INVALID_SIGNATURE)));
-        assertThat(analysis.getAction()).contains("an RpmaIncomingRequest parameter")
-            .contains("String parameter that receives the endpoint name");
+        assertThat(analysis.getAction())
+            .contains("a connection handler takes an RpmaIncomingRequest (and optionally a String, the endpoint name)")
+            .contains("a message handler takes the message (ByteBuffer, byte[] or a decoded type)")
+            .contains("a session event method takes the RpmaSession");
     }
 
     @Test
     void classAnnotatedWithoutAnnotatedMethods() {
         FailureAnalysis analysis = RpmaFailureAnalyzers.analyze(new BeanCreationException("greeter", "failed",
                 new RpmaHandlerConfigurationException("none of its methods is", "default", Problem.NO_HANDLER_METHOD)));
-        assertThat(analysis.getAction()).contains("Annotate the method that takes the RpmaIncomingRequest")
+        assertThat(analysis.getAction()).contains("Annotate the handler methods of the class too")
             .contains("only sets the endpoint");
     }
 

@@ -8,7 +8,7 @@ import org.springframework.boot.context.properties.EnableConfigurationProperties
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.context.annotation.Configuration;
 
-import dev.rpma.spring.server.RpmaEndpointSettings;
+import dev.rpma.server.RpmaEndpointSettings;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -25,15 +25,15 @@ class RpmaInlineHandlerPropertyTests {
     @Test
     void handlersRunOnHandlerThreadsUnlessAnEndpointSaysOtherwise() {
         this.runner.run((context) -> assertThat(settings(context.getBean(RpmaProperties.class)))
-            .extracting(RpmaEndpointSettings::inlineHandler).containsExactly(false, false));
+            .extracting((endpoint) -> endpoint.acceptor().inlineHandler()).containsExactly(false, false));
     }
 
     @Test
     void theDefaultEndpointsFlagIsNotInheritedByNamedEndpoints() {
         this.runner.withPropertyValues("rpma.server.acceptor.inline-handler=true").run((context) -> {
             List<RpmaEndpointSettings> settings = settings(context.getBean(RpmaProperties.class));
-            assertThat(settings.get(0).inlineHandler()).as("default").isTrue();
-            assertThat(settings.get(1).inlineHandler()).as("pingpong").isFalse();
+            assertThat(settings.get(0).acceptor().inlineHandler()).as("default").isTrue();
+            assertThat(settings.get(1).acceptor().inlineHandler()).as("pingpong").isFalse();
         });
     }
 
@@ -41,12 +41,12 @@ class RpmaInlineHandlerPropertyTests {
     void aNamedEndpointSetsItsOwn() {
         this.runner.withPropertyValues("rpma.server.endpoints.pingpong.acceptor.inline-handler=true").run((context) -> {
             List<RpmaEndpointSettings> settings = settings(context.getBean(RpmaProperties.class));
-            assertThat(settings).extracting(RpmaEndpointSettings::inlineHandler).containsExactly(false, true);
+            assertThat(settings).extracting((endpoint) -> endpoint.acceptor().inlineHandler()).containsExactly(false, true);
         });
     }
 
     private static List<RpmaEndpointSettings> settings(RpmaProperties properties) {
-        return RpmaEndpointSettingsFactory.create(properties);
+        return RpmaServerSettingsFactory.create(properties, List.of()).endpoints();
     }
 
     @Configuration(proxyBeanMethods = false)

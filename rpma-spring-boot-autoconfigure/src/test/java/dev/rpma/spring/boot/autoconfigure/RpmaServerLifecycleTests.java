@@ -17,6 +17,7 @@ import ch.qos.logback.classic.Level;
 import ch.qos.logback.classic.Logger;
 import ch.qos.logback.classic.spi.ILoggingEvent;
 import ch.qos.logback.core.read.ListAppender;
+import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.slf4j.LoggerFactory;
@@ -40,8 +41,9 @@ import dev.rpma.jna.testing.FakeEndpoint;
 import dev.rpma.jna.testing.FakeLibRpma;
 import dev.rpma.jna.testing.FakeRequest;
 import dev.rpma.spring.annotation.RpmaConnectionHandler;
-import dev.rpma.spring.server.RpmaIncomingRequest;
-import dev.rpma.spring.server.RpmaServer;
+import dev.rpma.spring.boot.actuate.Await;
+import dev.rpma.server.RpmaIncomingRequest;
+import dev.rpma.server.RpmaServer;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatIllegalStateException;
@@ -96,11 +98,15 @@ class RpmaServerLifecycleTests {
             assertThat(context.getBean(Handlers.Greeter.class).threads).singleElement().asString()
                 .startsWith("rpma-default-handler-");
 
-            // the thread that owns the endpoint keeps the JVM alive when the application has nothing else running
+            // the acceptor is a daemon; one non-daemon thread keeps the JVM alive while the server runs
             Thread acceptor = endpoint.owner();
             assertThat(acceptor.getName()).isEqualTo("rpma-acceptor-default");
-            assertThat(acceptor.isDaemon()).isFalse();
-            assertThat(acceptor.isAlive()).isTrue();
+            assertThat(acceptor.isDaemon()).isTrue();
+            assertThat(Thread.getAllStackTraces().keySet()).filteredOn((thread) -> thread.getName().equals("rpma-server"))
+                .singleElement().satisfies((keepAlive) -> {
+                    assertThat(keepAlive.isDaemon()).isFalse();
+                    assertThat(keepAlive.isAlive()).isTrue();
+                });
         });
         assertThat(events.received).hasSize(2).last().isInstanceOf(RpmaServerStoppedEvent.class);
         assertThat(events.liveWhenStopped).as("native objects live when RpmaServerStoppedEvent was published").isEmpty();
@@ -111,7 +117,7 @@ class RpmaServerLifecycleTests {
     }
 
     @Test
-    void stopIsAsynchronousWaitsForTheHandlerAndCallsBackOnceEverythingIsReleased() {
+    void stopRejectsTheRequestAHandlerHoldsAndCallsBackOnceTheHandlerReturnedAndEverythingIsReleased() {
         BlockingHandler handler = new BlockingHandler();
         this.runner.withPropertyValues("rpma.server.shutdown.grace-period=-1s")
             .withBean(BlockingHandler.class, () -> handler)
@@ -129,18 +135,21 @@ class RpmaServerLifecycleTests {
                     liveAtCallback.set(this.fake.liveHandles());
                     stopped.countDown();
                 });
-                // the handler still holds its request, so stop(Runnable) cannot have waited for it
-                assertThat(stopped.getCount()).isOne();
                 assertThat(lifecycle.isRunning()).isFalse();
-                // a negative grace period waits for the running handler: the endpoint is still up
-                assertThat(endpoint.isShutDown()).isFalse();
+                // the acceptor decides for the handler at once: rejected as shutdown, the endpoint shut down
+                assertThat(request.awaitConsumed(WAIT)).isEqualTo(FakeRequest.State.DELETED);
+                Await.until("the endpoint shut down", endpoint::isShutDown);
+                // the handler was interrupted; it ignores that, so the stop waits for it to return
+                Await.until("the handler interrupted", () -> handler.interrupted);
+                assertThat(stopped.getCount()).isOne();
 
                 handler.release.countDown();
                 assertThat(stopped.await(WAIT.toSeconds(), TimeUnit.SECONDS)).isTrue();
-                assertThat(callbackThread.get()).isEqualTo("rpma-acceptor-default");
+                assertThat(callbackThread.get()).isEqualTo("rpma-server-stop");
                 assertThat(liveAtCallback.get()).isEmpty();
-                assertThat(request.state()).isEqualTo(FakeRequest.State.DELETED);
-                assertThat(endpoint.isShutDown()).isTrue();
+                assertThat(endpoint.shutDownOnThread()).isEqualTo("rpma-acceptor-default");
+                // its late decision fails: the request was decided when the stop began
+                assertThat(handler.lateDecision).hasMessageContaining("it was already rejected (shutdown)");
             });
     }
 
@@ -190,36 +199,30 @@ class RpmaServerLifecycleTests {
     }
 
     /**
-     * Spring gave up waiting for the stop (timeout-per-shutdown-phase) and destroys the beans while the
-     * acceptor still owns the endpoint: the endpoint and peer beans must be left to the server.
+     * Spring gave up waiting for the stop (timeout-per-shutdown-phase) and destroys the beans while a
+     * handler still runs: the server's destruction waits for its own stop, which ends once the handler
+     * returned, with everything released by the threads that own it.
      */
     @Test
-    void beansDestroyedAfterAStopTimeoutLeaveTheEndpointToItsOwner() {
+    void beansDestroyedAfterAStopTimeoutWaitForTheServersOwnStop() {
         BlockingHandler handler = new BlockingHandler();
-        ListAppender<ILoggingEvent> destroyLog = capture("org.springframework.beans.factory.support");
-        try {
-            this.runner.withPropertyValues("rpma.server.shutdown.grace-period=-1s")
-                .withBean(AbstractApplicationContext.LIFECYCLE_PROCESSOR_BEAN_NAME, DefaultLifecycleProcessor.class,
-                        () -> {
-                            DefaultLifecycleProcessor processor = new DefaultLifecycleProcessor();
-                            processor.setTimeoutPerShutdownPhase(1);
-                            return processor;
-                        })
-                .withBean(BlockingHandler.class, () -> handler)
-                // created after the server and before the endpoint bean, so destroyed between them
-                .withBean(ReleaseOnDestroy.class)
-                .run((context) -> {
-                    this.fake.endpointAt("198.18.0.1", 7204).queueRequest(new byte[0]);
-                    assertThat(handler.entered.await(WAIT.toSeconds(), TimeUnit.SECONDS)).isTrue();
-                });
-        }
-        finally {
-            release(destroyLog);
-        }
-        assertThat(handler.released).as("the request was still held when the beans were destroyed").isTrue();
+        this.runner.withPropertyValues("rpma.server.shutdown.grace-period=-1s")
+            .withBean(AbstractApplicationContext.LIFECYCLE_PROCESSOR_BEAN_NAME, DefaultLifecycleProcessor.class,
+                    () -> {
+                        DefaultLifecycleProcessor processor = new DefaultLifecycleProcessor();
+                        processor.setTimeoutPerShutdownPhase(1);
+                        return processor;
+                    })
+            .withBean(BlockingHandler.class, () -> handler)
+            // depends on the server, so destroyed before it
+            .withBean(ReleaseOnDestroy.class)
+            .run((context) -> {
+                this.fake.endpointAt("198.18.0.1", 7204).queueRequest(new byte[0]);
+                assertThat(handler.entered.await(WAIT.toSeconds(), TimeUnit.SECONDS)).isTrue();
+            });
+        assertThat(handler.released).as("the handler was let go before the server was destroyed").isTrue();
         assertThat(this.fake.endpointAt("198.18.0.1", 7204).shutDownOnThread()).isEqualTo("rpma-acceptor-default");
-        assertThat(destroyLog.list).extracting(ILoggingEvent::getFormattedMessage)
-            .noneMatch((message) -> message.contains("rpmaEndpoint") || message.contains("rpmaPeer"));
+        assertThat(this.fake.liveHandles()).isEmpty();
     }
 
     @Test
@@ -308,7 +311,10 @@ class RpmaServerLifecycleTests {
         }
     }
 
-    /** Holds its request undecided until the test releases it, then rejects it. */
+    /**
+     * Holds its request undecided, ignoring interrupts, until the test releases it; then tries to
+     * reject it.
+     */
     static class BlockingHandler {
 
         final CountDownLatch entered = new CountDownLatch(1);
@@ -317,12 +323,27 @@ class RpmaServerLifecycleTests {
 
         volatile boolean released;
 
+        volatile boolean interrupted;
+
+        volatile @Nullable RuntimeException lateDecision;
+
         @RpmaConnectionHandler
-        public void hold(RpmaIncomingRequest request) throws InterruptedException {
+        public void hold(RpmaIncomingRequest request) {
             this.entered.countDown();
-            if (this.release.await(WAIT.toSeconds(), TimeUnit.SECONDS)) {
-                this.released = true;
+            long deadline = System.nanoTime() + WAIT.toNanos();
+            while (!this.released && System.nanoTime() < deadline) {
+                try {
+                    this.released = this.release.await(deadline - System.nanoTime(), TimeUnit.NANOSECONDS);
+                }
+                catch (InterruptedException ex) {
+                    this.interrupted = true;
+                }
+            }
+            try {
                 request.reject();
+            }
+            catch (RuntimeException ex) {
+                this.lateDecision = ex;
             }
         }
     }

@@ -1,5 +1,6 @@
 package dev.rpma.spring.boot.autoconfigure;
 
+import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.util.List;
 import java.util.function.Consumer;
@@ -13,16 +14,27 @@ import org.springframework.boot.diagnostics.FailureAnalysis;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.context.annotation.Configuration;
 
-import dev.rpma.spring.server.RpmaEndpointSettings;
+import dev.rpma.jna.MemoryUsage;
+import dev.rpma.jna.Rpma;
+import dev.rpma.jna.RpmaConnectionConfig;
+import dev.rpma.jna.testing.FakeLibRpma;
+import dev.rpma.server.RpmaEndpointSettings;
+import dev.rpma.server.RpmaMessageDispatch;
+import dev.rpma.server.RpmaQueueSizes;
+import dev.rpma.server.RpmaRegionDefinition;
+import dev.rpma.server.RpmaServerSettings;
+import dev.rpma.server.RpmaWireMode;
+import dev.rpma.server.loop.RpmaEventLoopGroup;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 
 /**
- * {@code rpma.server.*} bound as Spring Boot binds it, turned into endpoint settings: defaults,
- * inheritance by named endpoints, and every invalid value named with its property.
+ * {@code rpma.server.*} bound as Spring Boot binds it, turned into the server's settings: defaults,
+ * inheritance by named endpoints, event loops, regions, and every invalid value named with its
+ * property.
  */
-class RpmaEndpointSettingsFactoryTests {
+class RpmaServerSettingsFactoryTests {
 
     private final ApplicationContextRunner runner = new ApplicationContextRunner()
         .withUserConfiguration(PropertiesConfiguration.class)
@@ -31,22 +43,23 @@ class RpmaEndpointSettingsFactoryTests {
     @Test
     void defaultEndpointHasTheDocumentedDefaults() {
         this.runner.run((context) -> {
-            List<RpmaEndpointSettings> settings = RpmaEndpointSettingsFactory.create(context.getBean(RpmaProperties.class));
+            List<RpmaEndpointSettings> settings = endpoints(context.getBean(RpmaProperties.class));
             assertThat(settings).singleElement().satisfies((endpoint) -> {
                 assertThat(endpoint.name()).isEqualTo("default");
                 assertThat(endpoint.address()).isEqualTo("198.18.0.1");
                 assertThat(endpoint.port()).isEqualTo(7204);
-                assertThat(endpoint.queueCapacity()).isEqualTo(64);
-                assertThat(endpoint.handlerThreads()).isEqualTo(4);
-                assertThat(endpoint.requestDeadline()).isEqualTo(Duration.ofSeconds(5));
-                assertThat(endpoint.pollInterval()).isEqualTo(Duration.ofSeconds(1));
-                assertThat(endpoint.maxConsecutiveErrors()).isEqualTo(10);
-                assertThat(endpoint.gracePeriod()).isEqualTo(Duration.ofSeconds(20));
-                assertThat(endpoint.inlineHandler()).isFalse();
-                assertThat(endpoint.batchHandlerThreads()).isTrue();
-                assertThat(endpoint.handlerSpinLooks()).isEqualTo(256);
+                assertThat(endpoint.acceptor()).isEqualTo(new RpmaEndpointSettings.Acceptor(64, 4, Duration.ofSeconds(5),
+                        Duration.ofSeconds(1), 10, false, true, 256));
+                assertThat(endpoint.messages()).isEqualTo(new RpmaEndpointSettings.Messages(RpmaWireMode.FRAMED, 8, 8,
+                        4096, RpmaMessageDispatch.LOOP, 4, 1024));
+                assertThat(endpoint.limits()).isEqualTo(new RpmaEndpointSettings.Limits(1024, Duration.ZERO));
             });
             RpmaProperties properties = context.getBean(RpmaProperties.class);
+            RpmaServerSettings server = RpmaServerSettingsFactory.create(properties, List.of());
+            assertThat(server.gracePeriod()).isEqualTo(Duration.ofSeconds(20));
+            assertThat(server.busyPoll()).isEqualTo(Duration.ofNanos(50_000));
+            assertThat(server.eventLoops()).isEqualTo(RpmaEventLoopGroup.defaultSize());
+            assertThat(server.regions()).isEmpty();
             assertThat(properties.isEnabled()).isTrue();
             assertThat(properties.isLogToSlf4j()).isTrue();
         });
@@ -63,19 +76,20 @@ class RpmaEndpointSettingsFactoryTests {
                     "rpma.server.endpoints.admin.acceptor.queue-capacity=8",
                     "rpma.server.endpoints.admin.acceptor.max-consecutive-errors=3")
             .run((context) -> {
-                List<RpmaEndpointSettings> settings = RpmaEndpointSettingsFactory
-                    .create(context.getBean(RpmaProperties.class));
+                List<RpmaEndpointSettings> settings = endpoints(context.getBean(RpmaProperties.class));
                 assertThat(settings).extracting(RpmaEndpointSettings::name).first().isEqualTo("default");
                 assertThat(settings).extracting(RpmaEndpointSettings::name)
                     .containsExactlyInAnyOrder("default", "replica", "admin");
-                assertThat(named(settings, "default")).isEqualTo(new RpmaEndpointSettings("default", "198.18.0.1", 7000,
-                        64, 8, Duration.ofSeconds(2), Duration.ofMillis(250), Duration.ofSeconds(3), 10));
+                assertThat(named(settings, "default").acceptor()).isEqualTo(new RpmaEndpointSettings.Acceptor(64, 8,
+                        Duration.ofSeconds(2), Duration.ofMillis(250), 10, false, true, 256));
                 // own handler threads, the rest from the default endpoint
-                assertThat(named(settings, "replica")).isEqualTo(new RpmaEndpointSettings("replica", "198.18.0.1", 7001,
-                        64, 2, Duration.ofSeconds(2), Duration.ofMillis(250), Duration.ofSeconds(3), 10));
+                assertThat(named(settings, "replica").acceptor()).isEqualTo(new RpmaEndpointSettings.Acceptor(64, 2,
+                        Duration.ofSeconds(2), Duration.ofMillis(250), 10, false, true, 256));
                 // own address, so the same port as the default endpoint is fine
-                assertThat(named(settings, "admin")).isEqualTo(new RpmaEndpointSettings("admin", "198.18.0.2", 7000,
-                        8, 8, Duration.ofSeconds(2), Duration.ofMillis(250), Duration.ofSeconds(3), 3));
+                assertThat(named(settings, "admin").address()).isEqualTo("198.18.0.2");
+                assertThat(named(settings, "admin").port()).isEqualTo(7000);
+                assertThat(named(settings, "admin").acceptor()).isEqualTo(new RpmaEndpointSettings.Acceptor(8, 8,
+                        Duration.ofSeconds(2), Duration.ofMillis(250), 3, false, true, 256));
             });
     }
 
@@ -89,25 +103,71 @@ class RpmaEndpointSettingsFactoryTests {
                     "rpma.server.endpoints.bulk.acceptor.handler-batch-scheduling=true",
                     "rpma.server.endpoints.bulk.acceptor.handler-spin-looks=0")
             .run((context) -> {
-                List<RpmaEndpointSettings> settings = RpmaEndpointSettingsFactory
-                    .create(context.getBean(RpmaProperties.class));
-                assertThat(named(settings, "default").batchHandlerThreads()).isFalse();
-                assertThat(named(settings, "default").handlerSpinLooks()).isEqualTo(32);
-                assertThat(named(settings, "replica").batchHandlerThreads()).isFalse();
-                assertThat(named(settings, "replica").handlerSpinLooks()).isEqualTo(32);
-                assertThat(named(settings, "bulk").batchHandlerThreads()).isTrue();
-                assertThat(named(settings, "bulk").handlerSpinLooks()).isZero();
+                List<RpmaEndpointSettings> settings = endpoints(context.getBean(RpmaProperties.class));
+                assertThat(named(settings, "default").acceptor().batchScheduling()).isFalse();
+                assertThat(named(settings, "default").acceptor().spinLooks()).isEqualTo(32);
+                assertThat(named(settings, "replica").acceptor().batchScheduling()).isFalse();
+                assertThat(named(settings, "replica").acceptor().spinLooks()).isEqualTo(32);
+                assertThat(named(settings, "bulk").acceptor().batchScheduling()).isTrue();
+                assertThat(named(settings, "bulk").acceptor().spinLooks()).isZero();
             });
     }
 
     @Test
     void gracePeriodMayBeNegativeOrZero() {
         this.runner.withPropertyValues("rpma.server.shutdown.grace-period=-1s").run((context) -> assertThat(
-                RpmaEndpointSettingsFactory.create(context.getBean(RpmaProperties.class)).get(0).gracePeriod())
+                RpmaServerSettingsFactory.create(context.getBean(RpmaProperties.class), List.of()).gracePeriod())
             .isEqualTo(Duration.ofSeconds(-1)));
         this.runner.withPropertyValues("rpma.server.shutdown.grace-period=0").run((context) -> assertThat(
-                RpmaEndpointSettingsFactory.create(context.getBean(RpmaProperties.class)).get(0).gracePeriod())
+                RpmaServerSettingsFactory.create(context.getBean(RpmaProperties.class), List.of()).gracePeriod())
             .isZero());
+    }
+
+    @Test
+    void messagesAndLimitsAreInheritedUnlessAnEndpointSetsItsOwn() {
+        this.runner
+            .withPropertyValues("rpma.server.messages.mode=raw", "rpma.server.messages.receive-slots=16",
+                    "rpma.server.messages.dispatch=pool", "rpma.server.limits.idle-timeout=1m",
+                    "rpma.server.event-loops.count=3", "rpma.server.event-loops.busy-poll=0",
+                    "rpma.server.endpoints.replica.port=7001",
+                    "rpma.server.endpoints.bulk.port=7002", "rpma.server.endpoints.bulk.messages.mode=framed",
+                    "rpma.server.endpoints.bulk.messages.max-message-size=65536",
+                    "rpma.server.endpoints.bulk.limits.max-connections=2")
+            .run((context) -> {
+                RpmaServerSettings server = RpmaServerSettingsFactory.create(context.getBean(RpmaProperties.class),
+                        List.of());
+                assertThat(server.eventLoops()).isEqualTo(3);
+                assertThat(server.busyPoll()).isZero();
+                RpmaEndpointSettings replica = named(server.endpoints(), "replica");
+                assertThat(replica.messages()).isEqualTo(new RpmaEndpointSettings.Messages(RpmaWireMode.RAW, 16, 8,
+                        4096, RpmaMessageDispatch.POOL, 4, 1024));
+                assertThat(replica.limits()).isEqualTo(new RpmaEndpointSettings.Limits(1024, Duration.ofMinutes(1)));
+                RpmaEndpointSettings bulk = named(server.endpoints(), "bulk");
+                assertThat(bulk.messages().mode()).isEqualTo(RpmaWireMode.FRAMED);
+                assertThat(bulk.messages().maxMessageSize()).isEqualTo(65536);
+                assertThat(bulk.messages().receiveSlots()).isEqualTo(16);
+                assertThat(bulk.limits()).isEqualTo(new RpmaEndpointSettings.Limits(2, Duration.ofMinutes(1)));
+            });
+    }
+
+    @Test
+    void regionsFromThePropertiesComeFirstThenTheBeans() {
+        this.runner
+            .withPropertyValues("rpma.server.endpoints.replica.port=7001", "rpma.server.regions.log.size=4KB",
+                    "rpma.server.regions.log.usage=write-dst,flush-type-visibility",
+                    "rpma.server.regions.log.endpoints=replica", "rpma.server.regions.greeting.size=14B")
+            .run((context) -> {
+                RpmaRegionDefinition bean = RpmaRegionDefinition.readOnly("bean", ByteBuffer.allocateDirect(8));
+                List<RpmaRegionDefinition> regions = RpmaServerSettingsFactory
+                    .create(context.getBean(RpmaProperties.class), List.of(bean)).regions();
+                assertThat(regions).extracting(RpmaRegionDefinition::name).containsExactly("log", "greeting", "bean");
+                assertThat(regions.get(0).memory().capacity()).isEqualTo(4096);
+                assertThat(regions.get(0).usages()).containsExactlyInAnyOrder(MemoryUsage.WRITE_DST,
+                        MemoryUsage.FLUSH_TYPE_VISIBILITY);
+                assertThat(regions.get(0).endpoints()).containsExactly("replica");
+                assertThat(regions.get(1).usages()).as("read-only unless asked").containsExactly(MemoryUsage.READ_SRC);
+                assertThat(regions.get(1).endpoints()).as("all").isEmpty();
+            });
     }
 
     @ParameterizedTest(name = "{0}={1}")
@@ -128,31 +188,92 @@ class RpmaEndpointSettingsFactoryTests {
             rpma.server.endpoints.replica.port               | 70000 | rpma.server.endpoints.replica.port        | between 1 and 65535
             rpma.server.endpoints.replica.port               | 7204  | rpma.server.endpoints.replica.port        | another endpoint already listens on 198.18.0.1:7204
             rpma.server.endpoints.replica.address            | ::1   | rpma.server.endpoints.replica.address     | loopback
+            rpma.server.messages.receive-slots               | 2     | rpma.server.messages.receive-slots        | at least 3 in framed mode
+            rpma.server.messages.receive-slots               | 5000  | rpma.server.messages.receive-slots        | at most 4096
+            rpma.server.messages.send-slots                  | 65    | rpma.server.messages.send-slots           | at most 64
+            rpma.server.messages.send-slots                  | 0     | rpma.server.messages.send-slots           | at least 1
+            rpma.server.messages.max-message-size            | 0     | rpma.server.messages.max-message-size     | at least 1
+            rpma.server.messages.dispatch-threads            | 0     | rpma.server.messages.dispatch-threads     | at least 1
+            rpma.server.messages.send-queue-limit            | -1    | rpma.server.messages.send-queue-limit     | at least 0
+            rpma.server.limits.max-connections               | 0     | rpma.server.limits.max-connections        | at least 1
+            rpma.server.limits.idle-timeout                  | -1s   | rpma.server.limits.idle-timeout           | 0 (never) or positive
+            rpma.server.endpoints.replica.limits.max-connections | 0 | rpma.server.endpoints.replica.limits.max-connections | at least 1
+            rpma.server.event-loops.count                    | -1    | rpma.server.event-loops.count             | at least 0
+            rpma.server.event-loops.busy-poll                | -1ms  | rpma.server.event-loops.busy-poll         | 0 or positive
+            rpma.server.regions.r.usage                      | send  | rpma.server.regions.r.size                | must be set
             """)
     void invalidValueIsNamedAndAnalyzed(String property, String value, String reported, String reason) {
         this.runner.withPropertyValues("rpma.server.endpoints.replica.port=7205", property + "=" + value)
-            .run((context) -> assertInvalid(() -> RpmaEndpointSettingsFactory.create(context.getBean(RpmaProperties.class)),
-                    reported, reason));
+            .run((context) -> assertInvalid(() -> endpoints(context.getBean(RpmaProperties.class)), reported, reason));
+    }
+
+    @ParameterizedTest(name = "{0}={1}")
+    @CsvSource(delimiter = '|', textBlock = """
+            rpma.server.regions.r.usage     | send     | rpma.server.regions.r.usage     | not for exposed memory
+            rpma.server.regions.r.endpoints | nowhere  | rpma.server.regions.r.endpoints | not a configured endpoint
+            rpma.server.regions.r.size      | 0B       | rpma.server.regions.r.size      | from 1 byte to 2GB
+            """)
+    void invalidRegionValueIsNamed(String property, String value, String reported, String reason) {
+        this.runner.withPropertyValues("rpma.server.regions.r.size=8B", property + "=" + value)
+            .run((context) -> assertInvalid(() -> endpoints(context.getBean(RpmaProperties.class)), reported, reason));
+    }
+
+    @ParameterizedTest(name = "{0}={1}")
+    @CsvSource(delimiter = '|', textBlock = """
+            rpma.server.connection.rq-size  | 4 | rq  | at least 8 for the endpoint's receive and send slots
+            rpma.server.connection.cq-size  | 8 | cq  | at least 16
+            rpma.server.connection.sq-size  | 1 | sq  | at least 8
+            rpma.server.connection.rcq-size | 2 | rcq | must be 0 for an endpoint with message handlers
+            """)
+    void queueSizesAnEndpointsSlotsCannotLiveWithAreNamed(String property, String value, String queue, String reason) {
+        this.runner.withPropertyValues(property + "=" + value).run((context) -> {
+            RpmaProperties properties = context.getBean(RpmaProperties.class);
+            RpmaConnectionConfigFactory factory = new RpmaConnectionConfigFactory(properties, List.of());
+            RpmaEndpointSettings endpoint = endpoints(properties).get(0);
+            try (FakeLibRpma fake = new FakeLibRpma()) {
+                assertInvalid(() -> factory.create(Rpma.using(fake), endpoint, new RpmaQueueSizes(16, 8, 8)).close(),
+                        property, reason);
+                fake.assertAllFreed();
+            }
+        });
+    }
+
+    @Test
+    void unsetQueueSizesAreSizedForTheSlotsOrLeftToLibrpma() {
+        this.runner.run((context) -> {
+            RpmaProperties properties = context.getBean(RpmaProperties.class);
+            RpmaConnectionConfigFactory factory = new RpmaConnectionConfigFactory(properties, List.of());
+            RpmaEndpointSettings endpoint = endpoints(properties).get(0);
+            try (FakeLibRpma fake = new FakeLibRpma()) {
+                try (RpmaConnectionConfig sized = factory.create(Rpma.using(fake), endpoint, new RpmaQueueSizes(24, 8, 16));
+                        RpmaConnectionConfig plain = factory.create(Rpma.using(fake), endpoint,
+                                new RpmaQueueSizes(0, 0, 0))) {
+                    assertThat(List.of(sized.cqSize(), sized.sqSize(), sized.rqSize())).containsExactly(24, 8, 16);
+                    assertThat(List.of(plain.cqSize(), plain.sqSize(), plain.rqSize())).as("librpma's")
+                        .containsExactly(10, 10, 10);
+                }
+            }
+        });
     }
 
     @Test
     void addressIsRequired() {
         new ApplicationContextRunner().withUserConfiguration(PropertiesConfiguration.class)
-            .run((context) -> assertInvalid(() -> RpmaEndpointSettingsFactory.create(context.getBean(RpmaProperties.class)),
+            .run((context) -> assertInvalid(() -> endpoints(context.getBean(RpmaProperties.class)),
                     "rpma.server.address", "is required"));
     }
 
     @Test
     void namedEndpointNeedsItsOwnPort() {
         this.runner.withPropertyValues("rpma.server.endpoints.replica.address=198.18.0.2")
-            .run((context) -> assertInvalid(() -> RpmaEndpointSettingsFactory.create(context.getBean(RpmaProperties.class)),
+            .run((context) -> assertInvalid(() -> endpoints(context.getBean(RpmaProperties.class)),
                     "rpma.server.endpoints.replica.port", "needs its own port"));
     }
 
     @Test
     void defaultIsNotANameForANamedEndpoint() {
         this.runner.withPropertyValues("rpma.server.endpoints.default.port=7300")
-            .run((context) -> assertInvalid(() -> RpmaEndpointSettingsFactory.create(context.getBean(RpmaProperties.class)),
+            .run((context) -> assertInvalid(() -> endpoints(context.getBean(RpmaProperties.class)),
                     "rpma.server.endpoints.default", "choose another name"));
     }
 
@@ -187,6 +308,10 @@ class RpmaEndpointSettingsFactoryTests {
             assertThat(analysis.getAction()).isEqualTo("Update '" + property + "' in your application's configuration.");
             assertThat(analysis.getCause()).isSameAs(ex);
         };
+    }
+
+    private static List<RpmaEndpointSettings> endpoints(RpmaProperties properties) {
+        return RpmaServerSettingsFactory.create(properties, List.of()).endpoints();
     }
 
     private static RpmaEndpointSettings named(List<RpmaEndpointSettings> settings, String name) {

@@ -23,7 +23,7 @@ import dev.rpma.jna.testing.FakeEndpoint;
 import dev.rpma.jna.testing.FakeLibRpma;
 import dev.rpma.spring.annotation.RpmaHandlerConfigurationException;
 import dev.rpma.spring.annotation.RpmaHandlerConfigurationException.Problem;
-import dev.rpma.spring.server.RpmaListenException;
+import dev.rpma.server.RpmaListenException;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -110,10 +110,10 @@ class RpmaStartupFailureTests {
     }
 
     @Test
-    void noRdmaDeviceForTheSecondAddressReleasesTheFirstEndpoint() {
-        this.runner.withBean(Handlers.Greeter.class)
-            .withBean(RpmaConnectionConfigCustomizer.class, () -> failNextAfter("default", "rpma_utils_get_ibv_context",
-                    Errno.ENODEV))
+    void noRdmaDeviceForTheSecondAddressListensNowhereAndDeletesTheFirstPeer() {
+        // the peers are opened first, one per address: the second address has no device
+        this.fake.failAfter("rpma_utils_get_ibv_context", 1, RpmaError.PROVIDER.code(), Errno.ENODEV);
+        this.runner.withBean(Handlers.Greeter.class).withBean(Handlers.Replica.class)
             .withPropertyValues("rpma.server.endpoints.replica.address=198.18.0.2",
                     "rpma.server.endpoints.replica.port=7205")
             .run((context) -> {
@@ -122,15 +122,17 @@ class RpmaStartupFailureTests {
                 assertThat(ex.reason()).isEqualTo(RpmaListenException.Reason.NO_DEVICE);
                 assertThat(RpmaFailureAnalyzers.analyze(context.getStartupFailure()).getAction())
                     .contains("'rpma.server.endpoints.replica.address'");
-                assertFirstEndpointReleased();
+                // every peer is opened before anything listens
+                assertThat(this.fake.calls("rpma_ep_listen")).isZero();
+                assertThat(this.fake.calls("rpma_peer_delete")).isOne();
+                assertThat(this.fake.liveHandles()).isEmpty();
             });
     }
 
     @Test
     void portInUseOnTheSecondEndpointReleasesTheFirst() {
-        this.runner.withBean(Handlers.Greeter.class)
-            .withBean(RpmaConnectionConfigCustomizer.class, () -> failNextAfter("default", "rpma_ep_listen",
-                    Errno.EADDRINUSE))
+        this.fake.failAfter("rpma_ep_listen", 1, RpmaError.PROVIDER.code(), Errno.EADDRINUSE);
+        this.runner.withBean(Handlers.Greeter.class).withBean(Handlers.Replica.class)
             .withPropertyValues("rpma.server.endpoints.replica.port=7205")
             .run((context) -> {
                 RpmaListenException ex = listenFailure(context);
@@ -210,15 +212,6 @@ class RpmaStartupFailureTests {
             .contains("/nonexistent/librpma.so.0")
             .contains("sudo apt-get install librpma0")
             .contains("rpma.server.enabled=false");
-    }
-
-    private RpmaConnectionConfigCustomizer failNextAfter(String endpoint, String function, int errno) {
-        // the customizer runs once the endpoint listens, just before the next endpoint is set up
-        return (name, config) -> {
-            if (name.equals(endpoint)) {
-                this.fake.failNext(function, RpmaError.PROVIDER.code(), errno);
-            }
-        };
     }
 
     private void assertFirstEndpointReleased() {

@@ -17,28 +17,35 @@ import org.springframework.boot.actuate.endpoint.annotation.Selector;
 import org.springframework.boot.actuate.endpoint.annotation.WriteOperation;
 
 import dev.rpma.jna.RpmaConnectionEvent;
-import dev.rpma.spring.server.RejectReason;
-import dev.rpma.spring.server.RpmaEndpointServer;
-import dev.rpma.spring.server.RpmaEndpointState;
-import dev.rpma.spring.server.RpmaEndpointStatistics;
-import dev.rpma.spring.server.RpmaErrorRecord;
-import dev.rpma.spring.server.RpmaServer;
+import dev.rpma.server.RejectReason;
+import dev.rpma.server.RpmaServedEndpoint;
+import dev.rpma.server.RpmaEndpointState;
+import dev.rpma.server.RpmaEndpointStatistics;
+import dev.rpma.server.RpmaErrorRecord;
+import dev.rpma.server.RpmaServer;
+import dev.rpma.server.RpmaSession;
+import dev.rpma.server.RpmaSessionEnd;
+import dev.rpma.server.RpmaSessionState;
 
 /**
- * The {@code rpma} actuator endpoint: each RDMA endpoint's address, state, queue, connections, request
- * totals by outcome, error counts and last errors ({@value RpmaEndpointStatistics#LAST_ERRORS} at most);
- * and pausing or resuming accepting on one endpoint. It shows counters and librpma's error texts only,
- * never a request's private data.
+ * The {@code rpma} actuator endpoint: each RDMA endpoint's address, state, queue, sessions (open ones,
+ * up to {@value #SESSIONS_SHOWN}, and how the others ended), messages, request totals by outcome, error
+ * counts and last errors ({@value RpmaEndpointStatistics#LAST_ERRORS} at most); and pausing or resuming
+ * accepting on one endpoint. It shows counters, states and librpma's error texts only, never a
+ * request's private data, a session's attributes or a message's bytes.
  */
 @Endpoint(id = "rpma")
-public class RpmaServerEndpoint {
+public class RpmaActuatorEndpoint {
+
+    /** Open sessions listed per endpoint at most, so that a busy server's answer stays small. */
+    public static final int SESSIONS_SHOWN = 100;
 
     private static final List<RpmaConnectionEvent> SERVER_EVENTS = List.of(RpmaConnectionEvent.ESTABLISHED,
             RpmaConnectionEvent.CLOSED, RpmaConnectionEvent.LOST);
 
     private final RpmaServer server;
 
-    public RpmaServerEndpoint(RpmaServer server) {
+    public RpmaActuatorEndpoint(RpmaServer server) {
         this.server = server;
     }
 
@@ -53,7 +60,7 @@ public class RpmaServerEndpoint {
     /** One endpoint, or {@code null} (404) when there is none of that name. */
     @ReadOperation
     public @Nullable EndpointDescriptor endpoint(@Selector String name) {
-        RpmaEndpointServer endpoint = this.server.endpoint(name);
+        RpmaServedEndpoint endpoint = this.server.endpoint(name);
         return (endpoint != null) ? describe(endpoint) : null;
     }
 
@@ -64,7 +71,7 @@ public class RpmaServerEndpoint {
      */
     @WriteOperation
     public @Nullable EndpointDescriptor accepting(@Selector String name, String action) {
-        RpmaEndpointServer endpoint = this.server.endpoint(name);
+        RpmaServedEndpoint endpoint = this.server.endpoint(name);
         if (endpoint == null) {
             return null;
         }
@@ -77,7 +84,7 @@ public class RpmaServerEndpoint {
         return describe(endpoint);
     }
 
-    private static EndpointDescriptor describe(RpmaEndpointServer endpoint) {
+    private static EndpointDescriptor describe(RpmaServedEndpoint endpoint) {
         RpmaEndpointStatistics statistics = endpoint.statistics();
         int size = endpoint.queueSize();
         int capacity = endpoint.queueCapacity();
@@ -94,10 +101,25 @@ public class RpmaServerEndpoint {
             .sorted(Comparator.comparing(ErrorCountDescriptor::function).thenComparing(ErrorCountDescriptor::code))
             .toList();
         List<ErrorDescriptor> lastErrors = statistics.lastErrors().stream().map(ErrorDescriptor::of).toList();
+        Map<String, Long> ended = new LinkedHashMap<>();
+        for (RpmaSessionEnd.Reason reason : RpmaSessionEnd.Reason.values()) {
+            ended.put(reason.tag(), statistics.sessionsEnded(reason));
+        }
+        List<SessionDescriptor> open = endpoint.sessions().stream().sorted(Comparator.comparingLong(RpmaSession::id))
+            .limit(SESSIONS_SHOWN).map((session) -> new SessionDescriptor(session.id(), session.state())).toList();
+        Map<String, Long> bad = new LinkedHashMap<>();
+        for (RpmaEndpointStatistics.BadMessage kind : RpmaEndpointStatistics.BadMessage.values()) {
+            bad.put(kind.tag(), statistics.badMessages(kind));
+        }
         Throwable failure = endpoint.failure();
         return new EndpointDescriptor(endpoint.name(), endpoint.settings().address(), endpoint.settings().port(),
                 endpoint.state(), (failure != null) ? failure.getMessage() : null,
-                new QueueDescriptor(size, capacity, Math.max(0, capacity - size)), statistics.activeConnections(),
+                new QueueDescriptor(size, capacity, Math.max(0, capacity - size)),
+                new SessionsDescriptor(statistics.activeConnections(), ended, open),
+                endpoint.hasMessageHandlers() ? new MessagesDescriptor(statistics.messagesReceived(),
+                        statistics.messagesSent(), statistics.bytesReceived(), statistics.bytesSent(), bad,
+                        statistics.handlerFailures(), statistics.sendsWaiting(), statistics.sendsQueued(),
+                        endpoint.registeredBufferBytes()) : null,
                 new RequestsDescriptor(statistics.obtained(), statistics.accepted(), rejected,
                         statistics.failedToConnect()),
                 events, errors, lastErrors);
@@ -120,16 +142,53 @@ public class RpmaServerEndpoint {
      * @param state its state
      * @param failure what stopped it, when {@link RpmaEndpointState#FAILED}; else absent
      * @param queue the queue of requests waiting for a handler thread
-     * @param activeConnections accepted connections not yet deleted
+     * @param sessions the sessions: how many are open, how the others ended, the open ones
+     * @param messages the sessions' messages; absent for an endpoint without message handlers
      * @param requests requests by outcome since the start
      * @param connectionEvents events of accepted connections by type
      * @param errors librpma errors by function and code since the start
      * @param lastErrors the last errors, oldest first
      */
     public record EndpointDescriptor(String name, String address, int port, RpmaEndpointState state,
-            @Nullable String failure, QueueDescriptor queue, int activeConnections, RequestsDescriptor requests,
-            Map<String, Long> connectionEvents, List<ErrorCountDescriptor> errors, List<ErrorDescriptor> lastErrors)
-            implements OperationResponseBody {
+            @Nullable String failure, QueueDescriptor queue, SessionsDescriptor sessions,
+            @Nullable MessagesDescriptor messages, RequestsDescriptor requests, Map<String, Long> connectionEvents,
+            List<ErrorCountDescriptor> errors, List<ErrorDescriptor> lastErrors) implements OperationResponseBody {
+    }
+
+    /**
+     * The sessions of an endpoint.
+     *
+     * @param active open now (accepted, established or ending)
+     * @param ended ended since the start, by reason
+     * @param open the open ones, oldest first, at most {@value RpmaActuatorEndpoint#SESSIONS_SHOWN}
+     */
+    public record SessionsDescriptor(int active, Map<String, Long> ended, List<SessionDescriptor> open) {
+    }
+
+    /**
+     * One open session.
+     *
+     * @param id its number
+     * @param state where it is in its life
+     */
+    public record SessionDescriptor(long id, RpmaSessionState state) {
+    }
+
+    /**
+     * The messages of an endpoint's sessions since the start.
+     *
+     * @param received messages received
+     * @param sent messages sent
+     * @param bytesReceived their payloads' bytes
+     * @param bytesSent their payloads' bytes
+     * @param bad messages that ended their session, by what was wrong
+     * @param handlerFailures message handler invocations that threw
+     * @param sendsWaiting sends waiting for a slot or credits now
+     * @param sendsQueued sends that had to wait
+     * @param slotMemory bytes of registered memory the sessions' slots take
+     */
+    public record MessagesDescriptor(long received, long sent, long bytesReceived, long bytesSent, Map<String, Long> bad,
+            long handlerFailures, int sendsWaiting, long sendsQueued, long slotMemory) {
     }
 
     /**

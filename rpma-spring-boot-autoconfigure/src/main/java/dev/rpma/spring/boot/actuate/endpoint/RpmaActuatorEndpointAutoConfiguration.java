@@ -9,7 +9,7 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean
 import org.springframework.context.annotation.Bean;
 
 import dev.rpma.spring.boot.autoconfigure.RpmaAutoConfiguration;
-import dev.rpma.spring.server.RpmaServer;
+import dev.rpma.server.RpmaServer;
 
 /**
  * The {@code rpma} actuator endpoint, when actuator is present and the endpoint is available: its
@@ -18,13 +18,13 @@ import dev.rpma.spring.server.RpmaServer;
 @AutoConfiguration(after = RpmaAutoConfiguration.class)
 @ConditionalOnClass({ Endpoint.class, ConditionalOnAvailableEndpoint.class })
 @ConditionalOnBean(RpmaServer.class)
-public final class RpmaServerEndpointAutoConfiguration {
+public final class RpmaActuatorEndpointAutoConfiguration {
 
     // on the method, not the class: the class's own conditions must not need actuator to be evaluated
     @Bean
-    @ConditionalOnAvailableEndpoint(RpmaServerEndpoint.class)
+    @ConditionalOnAvailableEndpoint(RpmaActuatorEndpoint.class)
     @ConditionalOnMissingBean
-    RpmaServerEndpoint rpmaServerEndpoint(RpmaServer rpmaServer) {
-        return new RpmaServerEndpoint(rpmaServer);
+    RpmaActuatorEndpoint rpmaActuatorEndpoint(RpmaServer rpmaServer) {
+        return new RpmaActuatorEndpoint(rpmaServer);
     }
 }

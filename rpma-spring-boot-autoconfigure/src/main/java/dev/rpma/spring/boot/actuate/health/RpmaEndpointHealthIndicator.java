@@ -3,37 +3,49 @@ package dev.rpma.spring.boot.actuate.health;
 import org.springframework.boot.health.contributor.Health;
 import org.springframework.boot.health.contributor.HealthIndicator;
 
-import dev.rpma.spring.server.RpmaEndpointServer;
-import dev.rpma.spring.server.RpmaEndpointState;
+import dev.rpma.server.RpmaEndpointSettings;
+import dev.rpma.server.RpmaEndpointState;
+import dev.rpma.server.RpmaServedEndpoint;
+import dev.rpma.server.RpmaServer;
 
 /**
  * Health of one RDMA endpoint: {@code UP} while it listens and its acceptor runs (also while paused),
  * {@code DOWN} with the cause once the endpoint or its acceptor failed, {@code OUT_OF_SERVICE} before it
- * starts accepting and from the moment it is stopping. Details: address, port, state, queue depth and
- * capacity, active connections.
+ * listens and starts accepting and from the moment it is stopping. Details: address, port, state,
+ * request queue depth and capacity, active sessions.
  */
 public class RpmaEndpointHealthIndicator implements HealthIndicator {
 
-    private final RpmaEndpointServer server;
+    private final RpmaServer server;
 
-    public RpmaEndpointHealthIndicator(RpmaEndpointServer server) {
+    private final RpmaEndpointSettings settings;
+
+    public RpmaEndpointHealthIndicator(RpmaServer server, RpmaEndpointSettings settings) {
         this.server = server;
+        this.settings = settings;
     }
 
     @Override
     public Health health() {
-        RpmaEndpointState state = this.server.state();
+        RpmaServedEndpoint endpoint = this.server.endpoint(this.settings.name());
+        if (endpoint == null) {
+            return Health.outOfService().withDetail("address", this.settings.address())
+                .withDetail("port", this.settings.port())
+                .withDetail("state", RpmaEndpointState.CREATED.name())
+                .build();
+        }
+        RpmaEndpointState state = endpoint.state();
         Health.Builder builder = switch (state) {
             case RUNNING, PAUSED -> Health.up();
-            case FAILED -> (this.server.failure() != null) ? Health.down(this.server.failure()) : Health.down();
+            case FAILED -> (endpoint.failure() != null) ? Health.down(endpoint.failure()) : Health.down();
             case CREATED, STOPPING, STOPPED -> Health.outOfService();
         };
-        return builder.withDetail("address", this.server.settings().address())
-            .withDetail("port", this.server.settings().port())
+        return builder.withDetail("address", this.settings.address())
+            .withDetail("port", this.settings.port())
             .withDetail("state", state.name())
-            .withDetail("queueSize", this.server.queueSize())
-            .withDetail("queueCapacity", this.server.queueCapacity())
-            .withDetail("activeConnections", this.server.activeConnections())
+            .withDetail("queueSize", endpoint.queueSize())
+            .withDetail("queueCapacity", endpoint.queueCapacity())
+            .withDetail("activeSessions", endpoint.activeConnections())
             .build();
     }
 }

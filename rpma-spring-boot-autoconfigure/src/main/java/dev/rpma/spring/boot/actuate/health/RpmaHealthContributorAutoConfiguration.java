@@ -13,8 +13,8 @@ import org.springframework.boot.health.contributor.HealthContributor;
 import org.springframework.context.annotation.Bean;
 
 import dev.rpma.spring.boot.autoconfigure.RpmaAutoConfiguration;
-import dev.rpma.spring.server.RpmaEndpointServer;
-import dev.rpma.spring.server.RpmaServer;
+import dev.rpma.server.RpmaEndpointSettings;
+import dev.rpma.server.RpmaServer;
 
 /**
  * The {@code rpma} health contributor: one {@link RpmaEndpointHealthIndicator} per endpoint, by
@@ -30,9 +30,10 @@ public final class RpmaHealthContributorAutoConfiguration {
     @ConditionalOnEnabledHealthIndicator("rpma")
     @ConditionalOnMissingBean(name = { "rpmaHealthIndicator", "rpmaHealthContributor" })
     HealthContributor rpmaHealthContributor(RpmaServer rpmaServer) {
+        // from the settings: the server listens only once the context has started
         Map<String, RpmaEndpointHealthIndicator> indicators = new LinkedHashMap<>();
-        for (RpmaEndpointServer endpoint : rpmaServer.endpoints().values()) {
-            indicators.put(endpoint.name(), new RpmaEndpointHealthIndicator(endpoint));
+        for (RpmaEndpointSettings endpoint : rpmaServer.settings().endpoints()) {
+            indicators.put(endpoint.name(), new RpmaEndpointHealthIndicator(rpmaServer, endpoint));
         }
         return CompositeHealthContributor.fromMap(indicators);
     }

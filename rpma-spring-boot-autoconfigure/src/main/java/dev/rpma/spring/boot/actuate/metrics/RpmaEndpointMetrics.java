@@ -14,15 +14,17 @@ import io.micrometer.core.instrument.Tags;
 import io.micrometer.core.instrument.binder.MeterBinder;
 
 import dev.rpma.jna.RpmaConnectionEvent;
-import dev.rpma.spring.server.RejectReason;
-import dev.rpma.spring.server.RpmaEndpointServer;
-import dev.rpma.spring.server.RpmaEndpointStatistics;
-import dev.rpma.spring.server.RpmaEndpointStatistics.ErrorKey;
+import dev.rpma.server.RejectReason;
+import dev.rpma.server.RpmaServedEndpoint;
+import dev.rpma.server.RpmaEndpointStatistics;
+import dev.rpma.server.RpmaEndpointStatistics.ErrorKey;
+import dev.rpma.server.RpmaSessionEnd;
 
 /**
- * The meters of one endpoint server, read from its {@link RpmaEndpointStatistics} and queue at each
- * scrape (nothing is counted twice). Every meter is tagged {@code endpoint}. Acceptor errors are
- * registered as their function and code first appear: call {@link #bindNewErrors()} after an error.
+ * The meters of one served endpoint, read from its {@link RpmaEndpointStatistics} and queue at each
+ * scrape (nothing is counted twice, nothing on the data path). Every meter is tagged {@code endpoint};
+ * every other tag takes a bounded set of values. librpma errors are registered as their function and
+ * code first appear: call {@link #bindNewErrors()} after an error.
  */
 public final class RpmaEndpointMetrics implements MeterBinder {
 
@@ -41,8 +43,32 @@ public final class RpmaEndpointMetrics implements MeterBinder {
     /** librpma errors by {@code code} and {@code function}. */
     public static final String ACCEPTOR_ERRORS = "rpma.acceptor.errors";
 
-    /** Accepted connections not yet deleted. */
-    public static final String ACTIVE_CONNECTIONS = "rpma.connections.active";
+    /** Sessions (accepted connections) not yet deleted. */
+    public static final String ACTIVE_SESSIONS = "rpma.sessions.active";
+
+    /** Sessions that ended, by {@code reason}. */
+    public static final String SESSIONS_ENDED = "rpma.sessions.ended";
+
+    /** Messages, by {@code direction}: {@code received} or {@code sent}. */
+    public static final String MESSAGES = "rpma.messages";
+
+    /** Bytes of messages' payloads, by {@code direction}. */
+    public static final String MESSAGE_BYTES = "rpma.message.bytes";
+
+    /** Messages that ended their session, by {@code reason}: {@code oversized}, {@code empty}, {@code malformed}. */
+    public static final String BAD_MESSAGES = "rpma.messages.bad";
+
+    /** Message handler invocations that threw. */
+    public static final String MESSAGE_HANDLER_FAILURES = "rpma.message.handler.failures";
+
+    /** Sends waiting for a send slot or for credits now. */
+    public static final String SENDS_WAITING = "rpma.sends.waiting";
+
+    /** Sends that had to wait for a send slot or for credits. */
+    public static final String SENDS_QUEUED = "rpma.sends.queued";
+
+    /** Registered memory of the sessions' receive and send slots. */
+    public static final String SLOT_MEMORY = "rpma.sessions.slot.memory";
 
     /** Events of accepted connections by {@code type}. */
     public static final String CONNECTION_EVENTS = "rpma.connection.events";
@@ -53,7 +79,7 @@ public final class RpmaEndpointMetrics implements MeterBinder {
 
     private static final String NONE = "none";
 
-    private final RpmaEndpointServer server;
+    private final RpmaServedEndpoint server;
 
     private final Tags tags;
 
@@ -61,30 +87,63 @@ public final class RpmaEndpointMetrics implements MeterBinder {
 
     private final Set<ErrorKey> boundErrors = new LinkedHashSet<>();
 
-    public RpmaEndpointMetrics(RpmaEndpointServer server) {
+    public RpmaEndpointMetrics(RpmaServedEndpoint server) {
         this(server, Tags.empty());
     }
 
     /** @param extraTags added to every meter, after {@code endpoint} */
-    public RpmaEndpointMetrics(RpmaEndpointServer server, Iterable<Tag> extraTags) {
+    public RpmaEndpointMetrics(RpmaServedEndpoint server, Iterable<Tag> extraTags) {
         this.server = server;
         this.tags = Tags.of("endpoint", server.name()).and(extraTags);
     }
 
     @Override
     public void bindTo(MeterRegistry registry) {
-        RpmaEndpointServer server = this.server;
+        RpmaServedEndpoint server = this.server;
         RpmaEndpointStatistics statistics = server.statistics();
-        Gauge.builder(QUEUE_SIZE, server, RpmaEndpointServer::queueSize).tags(this.tags).baseUnit("requests")
+        Gauge.builder(QUEUE_SIZE, server, RpmaServedEndpoint::queueSize).tags(this.tags).baseUnit("requests")
             .description("Connection requests waiting for a handler thread").strongReference(true).register(registry);
-        Gauge.builder(QUEUE_CAPACITY, server, RpmaEndpointServer::queueCapacity).tags(this.tags).baseUnit("requests")
+        Gauge.builder(QUEUE_CAPACITY, server, RpmaServedEndpoint::queueCapacity).tags(this.tags).baseUnit("requests")
             .description("Connection requests the queue holds at most").strongReference(true).register(registry);
         Gauge.builder(QUEUE_REMAINING, server, (s) -> Math.max(0, s.queueCapacity() - s.queueSize()))
             .tags(this.tags).baseUnit("requests")
             .description("Connection requests the queue can still take before rejecting them as queue-full")
             .strongReference(true).register(registry);
-        Gauge.builder(ACTIVE_CONNECTIONS, statistics, RpmaEndpointStatistics::activeConnections).tags(this.tags)
-            .baseUnit("connections").description("Accepted connections not yet deleted").strongReference(true)
+        Gauge.builder(ACTIVE_SESSIONS, statistics, RpmaEndpointStatistics::activeConnections).tags(this.tags)
+            .baseUnit("sessions").description("Sessions (accepted connections) not yet deleted").strongReference(true)
+            .register(registry);
+        for (RpmaSessionEnd.Reason reason : RpmaSessionEnd.Reason.values()) {
+            FunctionCounter.builder(SESSIONS_ENDED, statistics, (s) -> s.sessionsEnded(reason)).tags(this.tags)
+                .tag("reason", reason.tag()).baseUnit("sessions").description("Sessions that ended, by why")
+                .register(registry);
+        }
+        FunctionCounter.builder(MESSAGES, statistics, RpmaEndpointStatistics::messagesReceived).tags(this.tags)
+            .tag("direction", "received").baseUnit("messages").description("Messages of the sessions")
+            .register(registry);
+        FunctionCounter.builder(MESSAGES, statistics, RpmaEndpointStatistics::messagesSent).tags(this.tags)
+            .tag("direction", "sent").baseUnit("messages").description("Messages of the sessions").register(registry);
+        FunctionCounter.builder(MESSAGE_BYTES, statistics, RpmaEndpointStatistics::bytesReceived).tags(this.tags)
+            .tag("direction", "received").baseUnit("bytes").description("Bytes of the sessions' message payloads")
+            .register(registry);
+        FunctionCounter.builder(MESSAGE_BYTES, statistics, RpmaEndpointStatistics::bytesSent).tags(this.tags)
+            .tag("direction", "sent").baseUnit("bytes").description("Bytes of the sessions' message payloads")
+            .register(registry);
+        for (RpmaEndpointStatistics.BadMessage bad : RpmaEndpointStatistics.BadMessage.values()) {
+            FunctionCounter.builder(BAD_MESSAGES, statistics, (s) -> s.badMessages(bad)).tags(this.tags)
+                .tag("reason", bad.tag()).baseUnit("messages").description("Messages that ended their session")
+                .register(registry);
+        }
+        FunctionCounter.builder(MESSAGE_HANDLER_FAILURES, statistics, RpmaEndpointStatistics::handlerFailures)
+            .tags(this.tags).baseUnit("invocations").description("Message handler invocations that threw")
+            .register(registry);
+        Gauge.builder(SENDS_WAITING, statistics, RpmaEndpointStatistics::sendsWaiting).tags(this.tags)
+            .baseUnit("messages").description("Sends waiting for a send slot or for the client's credits")
+            .strongReference(true).register(registry);
+        FunctionCounter.builder(SENDS_QUEUED, statistics, RpmaEndpointStatistics::sendsQueued).tags(this.tags)
+            .baseUnit("messages").description("Sends that had to wait for a send slot or for the client's credits")
+            .register(registry);
+        Gauge.builder(SLOT_MEMORY, server, RpmaServedEndpoint::registeredBufferBytes).tags(this.tags).baseUnit("bytes")
+            .description("Registered memory of the sessions' receive and send slots").strongReference(true)
             .register(registry);
         requests(registry, "accepted", NONE, statistics, RpmaEndpointStatistics::accepted);
         for (RejectReason reason : RejectReason.values()) {

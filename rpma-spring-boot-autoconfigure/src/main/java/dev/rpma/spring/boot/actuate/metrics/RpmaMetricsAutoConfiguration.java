@@ -9,7 +9,7 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean
 import org.springframework.context.annotation.Bean;
 
 import dev.rpma.spring.boot.autoconfigure.RpmaAutoConfiguration;
-import dev.rpma.spring.server.RpmaServer;
+import dev.rpma.server.RpmaServer;
 
 /**
  * Micrometer metrics of the RDMA server ({@code rpma.*} meters), when Micrometer and a

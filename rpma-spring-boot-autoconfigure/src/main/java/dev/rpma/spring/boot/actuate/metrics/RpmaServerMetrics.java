@@ -1,37 +1,45 @@
 package dev.rpma.spring.boot.actuate.metrics;
 
 import java.time.Duration;
+import java.util.List;
 import java.util.Map;
+import java.util.concurrent.Callable;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
-import java.util.function.Supplier;
 
 import io.micrometer.core.instrument.Clock;
+import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
 
 import dev.rpma.jna.RpmaException;
-import dev.rpma.spring.server.RpmaEndpointServer;
-import dev.rpma.spring.server.RpmaIncomingRequest;
-import dev.rpma.spring.server.RpmaServerObserver;
+import dev.rpma.server.RpmaIncomingRequest;
+import dev.rpma.server.RpmaServedEndpoint;
+import dev.rpma.server.RpmaServer;
+import dev.rpma.server.RpmaServerObserver;
+import dev.rpma.server.loop.RpmaEventLoop;
 
 /**
  * Micrometer metrics of an RDMA server: binds an {@link RpmaEndpointMetrics} to each endpoint as it is
- * created, registers error counters as new librpma errors appear, and times the handlers and the
- * time requests wait in the queue. Both timers publish a percentile histogram, so percentiles can be
- * computed by the monitoring system (turn it off with
+ * created, registers error counters as new librpma errors appear, times the connection handlers, the
+ * time requests wait in the queue, and (each session's first message, then one in
+ * {@value RpmaServer#HANDLER_TIMING_SAMPLE}) the message handlers, and counts each event loop's time
+ * busy and idle. The timers publish a percentile histogram, so percentiles can be computed by the monitoring system (turn it off with
  * {@code management.metrics.distribution.percentiles-histogram.rpma.handler.duration=false}).
  */
 public class RpmaServerMetrics implements RpmaServerObserver {
 
-    /** Time a handler took to decide a request, by {@code endpoint}, {@code handler} and {@code exception}. */
+    /** Time a connection handler took to decide a request, by {@code endpoint}, {@code handler} and {@code exception}. */
     public static final String HANDLER_DURATION = "rpma.handler.duration";
 
     /** Time a request waited in the queue for a handler thread, by {@code endpoint}. */
     public static final String QUEUE_WAIT = "rpma.request.queue.wait";
 
-    /** The wrapper the server core carries a handler's checked exception in; the tag names the cause. */
-    private static final String CHECKED_EXCEPTION_CARRIER = "dev.rpma.spring.server.RpmaAcceptor$RpmaHandlerException";
+    /** Time a message handler took, sampled, by {@code endpoint}, {@code handler} and {@code outcome}. */
+    public static final String MESSAGE_HANDLER_DURATION = "rpma.message.handler.duration";
+
+    /** Time an event loop spent, by {@code loop} and {@code state}: {@code idle} (waiting) or {@code busy}. */
+    public static final String LOOP_TIME = "rpma.event.loop.time";
 
     private static final String NONE = "none";
 
@@ -43,12 +51,14 @@ public class RpmaServerMetrics implements RpmaServerObserver {
 
     private final Map<HandlerTimerKey, Timer> handlerDurations = new ConcurrentHashMap<>();
 
+    private final Map<HandlerTimerKey, Timer> messageDurations = new ConcurrentHashMap<>();
+
     public RpmaServerMetrics(MeterRegistry registry) {
         this.registry = registry;
     }
 
     @Override
-    public void endpointCreated(RpmaEndpointServer server) {
+    public void endpointCreated(RpmaServedEndpoint server) {
         RpmaEndpointMetrics metrics = new RpmaEndpointMetrics(server);
         metrics.bindTo(this.registry);
         this.endpoints.put(server.name(), metrics);
@@ -72,14 +82,44 @@ public class RpmaServerMetrics implements RpmaServerObserver {
     }
 
     @Override
-    public <T> T handle(RpmaIncomingRequest request, String handlerName, Supplier<T> invocation) {
+    public void loopsCreated(List<RpmaEventLoop> loops) {
+        for (RpmaEventLoop loop : loops) {
+            FunctionCounter.builder(LOOP_TIME, loop, (l) -> l.idleNanos() / 1e9).tag("loop", loop.name())
+                .tag("state", "idle").baseUnit("seconds").description("Time the event loop spent waiting for events")
+                .register(this.registry);
+            FunctionCounter.builder(LOOP_TIME, loop, (l) -> Math.max(0, l.aliveNanos() - l.idleNanos()) / 1e9)
+                .tag("loop", loop.name()).tag("state", "busy").baseUnit("seconds")
+                .description("Time the event loop spent handling events, messages and tasks, or busy-polling")
+                .register(this.registry);
+        }
+    }
+
+    @Override
+    public void messageHandled(String endpoint, String handlerName, long nanos, boolean failed) {
+        HandlerTimerKey key = new HandlerTimerKey(endpoint, handlerName, failed ? "failure" : "success");
+        Timer timer = this.messageDurations.get(key);
+        if (timer == null) {
+            timer = this.messageDurations.computeIfAbsent(key, (k) -> Timer.builder(MESSAGE_HANDLER_DURATION)
+                .tag("endpoint", k.endpoint)
+                .tag("handler", k.handler)
+                .tag("outcome", k.exception)
+                .description("Time a message handler took, for each session's first message and then one in "
+                        + RpmaServer.HANDLER_TIMING_SAMPLE)
+                .publishPercentileHistogram()
+                .register(this.registry));
+        }
+        timer.record(nanos, TimeUnit.NANOSECONDS);
+    }
+
+    @Override
+    public <T> T handle(RpmaIncomingRequest request, String handlerName, Callable<T> invocation) throws Exception {
         Clock clock = this.registry.config().clock();
         long start = clock.monotonicTime();
         Throwable failure = null;
         try {
-            return invocation.get();
+            return invocation.call();
         }
-        catch (RuntimeException | Error ex) {
+        catch (Exception | Error ex) {
             failure = ex;
             throw ex;
         }
@@ -110,10 +150,8 @@ public class RpmaServerMetrics implements RpmaServerObserver {
         if (failure == null) {
             return NONE;
         }
-        Throwable thrown = (failure.getClass().getName().equals(CHECKED_EXCEPTION_CARRIER) && failure.getCause() != null)
-                ? failure.getCause() : failure;
-        String name = thrown.getClass().getSimpleName();
-        return name.isEmpty() ? thrown.getClass().getName() : name;
+        String name = failure.getClass().getSimpleName();
+        return name.isEmpty() ? failure.getClass().getName() : name;
     }
 
     /**

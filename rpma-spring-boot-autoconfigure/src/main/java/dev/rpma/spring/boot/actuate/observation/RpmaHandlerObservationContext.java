@@ -2,7 +2,7 @@ package dev.rpma.spring.boot.actuate.observation;
 
 import io.micrometer.observation.Observation;
 
-import dev.rpma.spring.server.RpmaIncomingRequest;
+import dev.rpma.server.RpmaIncomingRequest;
 
 /**
  * The {@link Observation.Context} of one handler invocation: the request and the endpoint and

@@ -1,15 +1,15 @@
 package dev.rpma.spring.boot.actuate.observation;
 
-import java.util.function.Supplier;
+import java.util.concurrent.Callable;
 
 import io.micrometer.observation.Observation;
 import io.micrometer.observation.ObservationRegistry;
 
-import dev.rpma.spring.server.RpmaIncomingRequest;
-import dev.rpma.spring.server.RpmaServerObserver;
+import dev.rpma.server.RpmaIncomingRequest;
+import dev.rpma.server.RpmaServerObserver;
 
 /**
- * Wraps each handler invocation in an {@link Observation}: started before the handler runs, in scope
+ * Wraps each connection handler invocation in an {@link Observation}: started before the handler runs, in scope
  * on the handler thread while it runs (so a tracer's span is current and log correlation works),
  * marked with the handler's exception, stopped when it returns.
  */
@@ -26,11 +26,11 @@ public class RpmaHandlerObservations implements RpmaServerObserver {
     }
 
     @Override
-    public <T> T handle(RpmaIncomingRequest request, String handlerName, Supplier<T> invocation) {
+    public <T> T handle(RpmaIncomingRequest request, String handlerName, Callable<T> invocation) throws Exception {
         RpmaHandlerObservationContext context = new RpmaHandlerObservationContext(request, handlerName);
         return Observation
             .createNotStarted(this.convention, DefaultRpmaHandlerObservationConvention.INSTANCE, () -> context,
                     this.registry)
-            .observe(invocation);
+            .observeChecked(invocation::call);
     }
 }

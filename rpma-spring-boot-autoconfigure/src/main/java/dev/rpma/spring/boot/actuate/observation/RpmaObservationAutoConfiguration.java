@@ -11,7 +11,7 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean
 import org.springframework.context.annotation.Bean;
 
 import dev.rpma.spring.boot.autoconfigure.RpmaAutoConfiguration;
-import dev.rpma.spring.server.RpmaServer;
+import dev.rpma.server.RpmaServer;
 
 /**
  * An {@link io.micrometer.observation.Observation} around each handler invocation, opt-in with

@@ -36,11 +36,11 @@ import dev.rpma.jna.testing.FakeLibRpma;
 import dev.rpma.spring.boot.actuate.Await;
 import dev.rpma.spring.boot.actuate.FakeRpmaServer;
 import dev.rpma.spring.boot.actuate.ScriptedHandler;
-import dev.rpma.spring.boot.actuate.endpoint.RpmaServerEndpoint.EndpointDescriptor;
-import dev.rpma.spring.server.RejectReason;
-import dev.rpma.spring.server.RpmaEndpointState;
-import dev.rpma.spring.server.RpmaEndpointStatistics;
-import dev.rpma.spring.server.RpmaServer;
+import dev.rpma.spring.boot.actuate.endpoint.RpmaActuatorEndpoint.EndpointDescriptor;
+import dev.rpma.server.RejectReason;
+import dev.rpma.server.RpmaEndpointState;
+import dev.rpma.server.RpmaEndpointStatistics;
+import dev.rpma.server.RpmaServer;
 
 import static dev.rpma.spring.boot.actuate.FakeRpmaServer.ADDRESS;
 import static dev.rpma.spring.boot.actuate.FakeRpmaServer.PORT;
@@ -52,7 +52,7 @@ import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
  * The {@code rpma} actuator endpoint: exposure by the usual properties, its JSON as actuator writes
  * it, its web mapping, pausing and resuming.
  */
-class RpmaServerEndpointAutoConfigurationTests {
+class RpmaActuatorEndpointAutoConfigurationTests {
 
     private static final String SECRET = "TOP-SECRET-42";
 
@@ -60,7 +60,7 @@ class RpmaServerEndpointAutoConfigurationTests {
 
     private final ApplicationContextRunner runner = FakeRpmaServer.runner(this.fake)
         .withConfiguration(AutoConfigurations.of(EndpointAutoConfiguration.class,
-                JacksonEndpointAutoConfiguration.class, RpmaServerEndpointAutoConfiguration.class))
+                JacksonEndpointAutoConfiguration.class, RpmaActuatorEndpointAutoConfiguration.class))
         .withBean(ScriptedHandler.class);
 
     private final ApplicationContextRunner exposed = this.runner
@@ -78,18 +78,18 @@ class RpmaServerEndpointAutoConfigurationTests {
 
     @Test
     void notAvailableUnlessExposed() {
-        this.runner.run((context) -> assertThat(context).hasNotFailed().doesNotHaveBean(RpmaServerEndpoint.class));
+        this.runner.run((context) -> assertThat(context).hasNotFailed().doesNotHaveBean(RpmaActuatorEndpoint.class));
     }
 
     @Test
     void availableWhenExposedOverTheWeb() {
-        this.exposed.run((context) -> assertThat(context).hasSingleBean(RpmaServerEndpoint.class));
+        this.exposed.run((context) -> assertThat(context).hasSingleBean(RpmaActuatorEndpoint.class));
     }
 
     @Test
     void notAvailableWhenItsAccessIsNone() {
         this.exposed.withPropertyValues("management.endpoint.rpma.access=NONE")
-            .run((context) -> assertThat(context).hasNotFailed().doesNotHaveBean(RpmaServerEndpoint.class));
+            .run((context) -> assertThat(context).hasNotFailed().doesNotHaveBean(RpmaActuatorEndpoint.class));
     }
 
     @Test
@@ -125,14 +125,20 @@ class RpmaServerEndpointAutoConfigurationTests {
             Instant time = Instant.parse(lastError.get("time").asString());
             assertThat(time).isBeforeOrEqualTo(Instant.now());
             ((ObjectNode) lastError).remove("time");
+            ObjectNode open = (ObjectNode) tree.at("/endpoints/default/sessions/open/0");
+            assertThat(open.get("id").asLong()).isPositive();
+            open.remove("id");
             assertThat(tree).isEqualTo(JsonMapper.builder().build().readTree("""
                     {"endpoints": {"default": {
                       "name": "default", "address": "198.18.0.1", "port": 7204, "state": "RUNNING",
                       "queue": {"size": 0, "capacity": 64, "remaining": 64},
-                      "activeConnections": 1,
+                      "sessions": {"active": 1,
+                        "ended": {"closed": 0, "closed-by-server": 0, "lost": 0, "idle": 0, "error": 0, "capacity": 0,
+                                  "shutdown": 0},
+                        "open": [{"state": "ESTABLISHED"}]},
                       "requests": {"obtained": 2, "accepted": 1,
-                        "rejected": {"handler": 1, "queue-full": 0, "handler-failed": 0, "deadline": 0, "paused": 0,
-                                     "shutdown": 0},
+                        "rejected": {"handler": 1, "queue-full": 0, "capacity": 0, "handler-failed": 0, "deadline": 0,
+                                     "paused": 0, "shutdown": 0},
                         "failedToConnect": 0},
                       "connectionEvents": {"established": 1, "closed": 0, "lost": 0},
                       "errors": [{"function": "rpma_ep_next_conn_req", "code": "RPMA_E_INVAL", "count": 1}],
@@ -152,7 +158,7 @@ class RpmaServerEndpointAutoConfigurationTests {
                 endpoint.queueUnexpectedEvent();
             }
             Await.until("40 INVAL errors", () -> statistics.errors("rpma_ep_next_conn_req", "RPMA_E_INVAL") == 40);
-            EndpointDescriptor described = context.getBean(RpmaServerEndpoint.class).endpoint("default");
+            EndpointDescriptor described = context.getBean(RpmaActuatorEndpoint.class).endpoint("default");
             assertThat(described.lastErrors()).hasSize(RpmaEndpointStatistics.LAST_ERRORS);
             assertThat(described.errors()).singleElement().satisfies((error) -> assertThat(error.count()).isEqualTo(40));
         });
@@ -164,7 +170,7 @@ class RpmaServerEndpointAutoConfigurationTests {
             RpmaServer server = context.getBean(RpmaServer.class);
             this.fake.endpointAt(ADDRESS, PORT).queueProviderError(dev.rpma.jna.Errno.EBADF);
             Await.until("the endpoint to fail", () -> server.endpoint("default").state() == RpmaEndpointState.FAILED);
-            EndpointDescriptor described = context.getBean(RpmaServerEndpoint.class).endpoint("default");
+            EndpointDescriptor described = context.getBean(RpmaActuatorEndpoint.class).endpoint("default");
             assertThat(described.state()).isEqualTo(RpmaEndpointState.FAILED);
             assertThat(described.failure()).contains("RPMA_E_PROVIDER", "errno 9 (EBADF)");
             assertThat(described.lastErrors()).singleElement()
@@ -201,7 +207,7 @@ class RpmaServerEndpointAutoConfigurationTests {
     @Test
     void unknownEndpointIsNotFoundAndUnknownActionIsABadRequest() {
         this.exposed.run((context) -> {
-            RpmaServerEndpoint endpoint = context.getBean(RpmaServerEndpoint.class);
+            RpmaActuatorEndpoint endpoint = context.getBean(RpmaActuatorEndpoint.class);
             assertThat(endpoint.endpoint("nope")).isNull();
             assertThat(endpoint.accepting("nope", "pause")).isNull();
             assertThatExceptionOfType(InvalidEndpointRequestException.class)

@@ -1,10 +1,10 @@
 package dev.rpma.spring.boot.actuate.health;
 
-import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CountDownLatch;
 
+import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
@@ -30,12 +30,14 @@ import dev.rpma.spring.boot.actuate.Await;
 import dev.rpma.spring.boot.actuate.FakeRpmaServer;
 import dev.rpma.spring.boot.actuate.ScriptedHandler;
 import dev.rpma.spring.boot.autoconfigure.RpmaServerLifecycle;
-import dev.rpma.spring.server.RpmaEndpointServer;
-import dev.rpma.spring.server.RpmaEndpointSettings;
-import dev.rpma.spring.server.RpmaEndpointState;
-import dev.rpma.spring.server.RpmaIncomingRequest;
-import dev.rpma.spring.server.RpmaRequestHandler;
-import dev.rpma.spring.server.RpmaServer;
+import dev.rpma.server.RpmaServedEndpoint;
+import dev.rpma.server.RpmaEndpointSettings;
+import dev.rpma.server.RpmaEndpointState;
+import dev.rpma.server.RpmaIncomingRequest;
+import dev.rpma.server.RpmaQueueSizes;
+import dev.rpma.server.RpmaRequestHandler;
+import dev.rpma.server.RpmaServer;
+import dev.rpma.server.RpmaServerSettings;
 
 import static dev.rpma.spring.boot.actuate.FakeRpmaServer.ADDRESS;
 import static dev.rpma.spring.boot.actuate.FakeRpmaServer.PORT;
@@ -73,18 +75,18 @@ class RpmaHealthContributorAutoConfigurationTests {
     void upWhileAcceptingWithAddressPortQueueAndConnections() {
         this.runner.run((context) -> {
             HealthEndpoint health = context.getBean(HealthEndpoint.class);
-            RpmaEndpointServer endpoint = context.getBean(RpmaServer.class).endpoint("default");
+            RpmaServedEndpoint endpoint = context.getBean(RpmaServer.class).endpoint("default");
             assertThat(health.healthForPath("rpma")).isInstanceOfSatisfying(CompositeHealthDescriptor.class,
                     (rpma) -> {
                         assertThat(rpma.getStatus()).isEqualTo(Status.UP);
                         assertThat(rpma.getComponents()).containsOnlyKeys("default");
                     });
             assertThat(details(health, "default")).containsExactlyInAnyOrderEntriesOf(Map.of("address", ADDRESS, "port",
-                    PORT, "state", "RUNNING", "queueSize", 0, "queueCapacity", 64, "activeConnections", 0));
+                    PORT, "state", "RUNNING", "queueSize", 0, "queueCapacity", 64, "activeSessions", 0));
 
             submit(this.fake.endpointAt(ADDRESS, PORT), endpoint.statistics(), ScriptedHandler.ACCEPT);
             Await.until("the connection counted", () -> endpoint.activeConnections() == 1);
-            assertThat(details(health, "default")).containsEntry("activeConnections", 1);
+            assertThat(details(health, "default")).containsEntry("activeSessions", 1);
 
             // paused still listens and runs its acceptor: UP, and the state says why requests are rejected
             endpoint.pause();
@@ -99,7 +101,7 @@ class RpmaHealthContributorAutoConfigurationTests {
             .withPropertyValues("rpma.server.endpoints.replica.port=" + REPLICA_PORT)
             .run((context) -> {
                 HealthEndpoint health = context.getBean(HealthEndpoint.class);
-                RpmaEndpointServer replica = context.getBean(RpmaServer.class).endpoint("replica");
+                RpmaServedEndpoint replica = context.getBean(RpmaServer.class).endpoint("replica");
                 assertThat(health.health().getStatus()).isEqualTo(Status.UP);
 
                 // fatal for the endpoint: the provider reports a bad file descriptor
@@ -120,7 +122,7 @@ class RpmaHealthContributorAutoConfigurationTests {
     void outOfServiceFromTheStopOnWhileConnectionsAreGivenTheGracePeriod() {
         this.runner.withPropertyValues("rpma.server.shutdown.grace-period=60s").run((context) -> {
             HealthEndpoint health = context.getBean(HealthEndpoint.class);
-            RpmaEndpointServer endpoint = context.getBean(RpmaServer.class).endpoint("default");
+            RpmaServedEndpoint endpoint = context.getBean(RpmaServer.class).endpoint("default");
             submit(this.fake.endpointAt(ADDRESS, PORT), endpoint.statistics(), ScriptedHandler.ACCEPT);
             Await.until("the connection counted", () -> endpoint.activeConnections() == 1);
             assertThat(status(health, "default")).isEqualTo(Status.UP);
@@ -130,28 +132,31 @@ class RpmaHealthContributorAutoConfigurationTests {
             // the open connection holds the endpoint in its grace period
             assertThat(status(health, "default")).isEqualTo(Status.OUT_OF_SERVICE);
             assertThat(details(health, "default")).containsEntry("state", "STOPPING")
-                .containsEntry("activeConnections", 1);
+                .containsEntry("activeSessions", 1);
             assertThat(stopped.getCount()).isOne();
 
             this.fake.connections().get(0).queueEvent(dev.rpma.jna.RpmaConnectionEvent.CLOSED);
             Await.until("the stop to complete", () -> stopped.getCount() == 0);
             assertThat(status(health, "default")).isEqualTo(Status.OUT_OF_SERVICE);
             assertThat(details(health, "default")).containsEntry("state", "STOPPED")
-                .containsEntry("activeConnections", 0);
+                .containsEntry("activeSessions", 0);
         });
     }
 
     @Test
     void outOfServiceUntilStartedThenUp() {
-        RpmaServer server = RpmaServer.listen(Rpma.using(this.fake),
-                List.of(new RpmaEndpointSettings("default", ADDRESS, PORT, 8, 1, Duration.ofSeconds(5),
-                        Duration.ofMillis(100), Duration.ZERO, 10)),
+        RpmaEndpointSettings settings = new RpmaEndpointSettings("default", ADDRESS, PORT);
+        RpmaServer server = new RpmaServer(Rpma.using(this.fake), RpmaServerSettings.of(List.of(settings)),
                 new Components());
         try {
-            RpmaEndpointHealthIndicator indicator = new RpmaEndpointHealthIndicator(server.endpoint("default"));
+            RpmaEndpointHealthIndicator indicator = new RpmaEndpointHealthIndicator(server, settings);
             Health created = indicator.health();
             assertThat(created.getStatus()).isEqualTo(Status.OUT_OF_SERVICE);
-            assertThat(created.getDetails()).containsEntry("state", "CREATED").containsEntry("queueCapacity", 8);
+            assertThat(created.getDetails()).containsEntry("state", "CREATED").containsEntry("port", PORT);
+            server.listen();
+            assertThat(indicator.health().getStatus()).isEqualTo(Status.OUT_OF_SERVICE);
+            assertThat(indicator.health().getDetails()).containsEntry("state", "CREATED")
+                .containsEntry("queueCapacity", RpmaEndpointSettings.Acceptor.DEFAULT_QUEUE_CAPACITY);
             server.start();
             assertThat(indicator.health().getStatus()).isEqualTo(Status.UP);
             server.close();
@@ -203,7 +208,8 @@ class RpmaHealthContributorAutoConfigurationTests {
         }
 
         @Override
-        public RpmaConnectionConfig requestConfig(Rpma rpma, RpmaEndpointSettings settings) {
+        public @Nullable RpmaConnectionConfig requestConfig(Rpma rpma, RpmaEndpointSettings settings,
+                RpmaQueueSizes needed) {
             return null;
         }
     }

@@ -29,10 +29,10 @@ import dev.rpma.spring.annotation.RpmaConnectionHandler;
 import dev.rpma.spring.boot.actuate.Await;
 import dev.rpma.spring.boot.actuate.FakeRpmaServer;
 import dev.rpma.spring.boot.actuate.ScriptedHandler;
-import dev.rpma.spring.server.RejectReason;
-import dev.rpma.spring.server.RpmaEndpointStatistics;
-import dev.rpma.spring.server.RpmaIncomingRequest;
-import dev.rpma.spring.server.RpmaServer;
+import dev.rpma.server.RejectReason;
+import dev.rpma.server.RpmaEndpointStatistics;
+import dev.rpma.server.RpmaIncomingRequest;
+import dev.rpma.server.RpmaServer;
 
 import static dev.rpma.spring.boot.actuate.FakeRpmaServer.ADDRESS;
 import static dev.rpma.spring.boot.actuate.FakeRpmaServer.PORT;
@@ -120,7 +120,7 @@ class RpmaMetricsAutoConfigurationTests {
                 // connection events: all five established, then two closed by the client and one lost
                 Await.until("five established connections",
                         () -> statistics.events(RpmaConnectionEvent.ESTABLISHED) == 5);
-                assertThat(gauge(registry, RpmaEndpointMetrics.ACTIVE_CONNECTIONS, "default")).isEqualTo(5);
+                assertThat(gauge(registry, RpmaEndpointMetrics.ACTIVE_SESSIONS, "default")).isEqualTo(5);
                 List<FakeConnection> connections = this.fake.connections();
                 assertThat(connections).hasSize(5);
                 connections.get(0).queueEvent(RpmaConnectionEvent.CLOSED);
@@ -155,27 +155,81 @@ class RpmaMetricsAutoConfigurationTests {
                 assertThat(events(registry, "default", "established")).isEqualTo(5);
                 assertThat(events(registry, "default", "closed")).isEqualTo(2);
                 assertThat(events(registry, "default", "lost")).isEqualTo(1);
-                assertThat(gauge(registry, RpmaEndpointMetrics.ACTIVE_CONNECTIONS, "default")).isEqualTo(2);
-                assertThat(gauge(registry, RpmaEndpointMetrics.ACTIVE_CONNECTIONS, "slow")).isEqualTo(0);
+                assertThat(ended(registry, "default", "closed")).isEqualTo(2);
+                assertThat(ended(registry, "default", "lost")).isEqualTo(1);
+                assertThat(ended(registry, "default", "idle")).isEqualTo(0);
+                assertThat(gauge(registry, RpmaEndpointMetrics.ACTIVE_SESSIONS, "default")).isEqualTo(2);
+                assertThat(gauge(registry, RpmaEndpointMetrics.ACTIVE_SESSIONS, "slow")).isEqualTo(0);
 
-                assertThat(handlerTimer(registry, "default", "none").count()).isEqualTo(7);
+                // the acceptor carries a connect out after the handler returned: the failed one is the handler's "none"
+                assertThat(handlerTimer(registry, "default", "none").count()).isEqualTo(8);
                 assertThat(handlerTimer(registry, "default", "IllegalStateException").count()).isEqualTo(1);
                 assertThat(handlerTimer(registry, "default", "IOException").count()).isEqualTo(1);
-                assertThat(handlerTimer(registry, "default", "RpmaException").count()).isEqualTo(1);
+                assertThat(registry.find(RpmaServerMetrics.HANDLER_DURATION).tag("exception", "RpmaException").timer())
+                    .isNull();
                 assertThat(handlerTimer(registry, "slow", "none").count()).isEqualTo(1);
                 assertThat(handlerTimer(registry, "slow", "none").totalTime(TimeUnit.NANOSECONDS)).isPositive();
                 assertThat(queueWait(registry, "default").count()).isEqualTo(10);
                 assertThat(queueWait(registry, "slow").count()).isEqualTo(1);
 
+                // the loops are the server's, not an endpoint's: one busy and one idle counter each
+                assertThat(registry.find(RpmaServerMetrics.LOOP_TIME).functionCounters())
+                    .hasSize(2 * server.eventLoops().size())
+                    .allSatisfy((meter) -> assertThat(meter.getId().getTag("loop")).startsWith("rpma-loop-"));
                 List<Meter> rpmaMeters = registry.getMeters().stream()
-                    .filter((meter) -> meter.getId().getName().startsWith("rpma.")).toList();
+                    .filter((meter) -> meter.getId().getName().startsWith("rpma."))
+                    .filter((meter) -> !meter.getId().getName().equals(RpmaServerMetrics.LOOP_TIME)).toList();
                 assertThat(rpmaMeters).isNotEmpty()
                     .allSatisfy((meter) -> assertThat(meter.getId().getTag("endpoint")).isIn("default", "slow"));
                 assertThat(rpmaMeters).extracting((meter) -> meter.getId().getName()).containsOnly(
                         "rpma.request.queue.size", "rpma.request.queue.capacity", "rpma.request.queue.remaining",
-                        "rpma.requests", "rpma.acceptor.errors", "rpma.connections.active", "rpma.connection.events",
-                        "rpma.handler.duration", "rpma.request.queue.wait");
+                        "rpma.requests", "rpma.acceptor.errors", "rpma.sessions.active", "rpma.sessions.ended",
+                        "rpma.messages", "rpma.message.bytes", "rpma.messages.bad", "rpma.message.handler.failures",
+                        "rpma.sends.waiting", "rpma.sends.queued", "rpma.sessions.slot.memory",
+                        "rpma.connection.events", "rpma.handler.duration", "rpma.request.queue.wait");
             });
+    }
+
+    @Test
+    void countsTheDataPathsMessagesBytesBadMessagesFailuresAndSessionEnds() {
+        ApplicationContextRunner dataPath = FakeRpmaServer.runner(this.fake)
+            .withConfiguration(AutoConfigurations.of(MetricsAutoConfiguration.class,
+                    SimpleMetricsExportAutoConfiguration.class, CompositeMeterRegistryAutoConfiguration.class,
+                    RpmaMetricsAutoConfiguration.class))
+            .withBean(Counter.class)
+            .withPropertyValues("rpma.server.messages.mode=raw", "rpma.server.messages.max-message-size=8");
+        dataPath.run((context) -> {
+            MeterRegistry registry = context.getBean(MeterRegistry.class);
+            RpmaEndpointStatistics statistics = context.getBean(RpmaServer.class).endpoint("default").statistics();
+            FakeEndpoint endpoint = this.fake.endpointAt(ADDRESS, PORT);
+
+            FakeConnection first = connected(endpoint);
+            first.deliver(longMessage(1));
+            first.deliver(longMessage(Counter.FAIL));
+            first.deliver(longMessage(2));
+            assertThat(first.awaitSent(2, Await.TIMEOUT)).isTrue();
+            FakeConnection second = connected(endpoint);
+            second.deliver(new byte[9]);
+            Await.until("the oversized message's session ended", () -> statistics.sessionsEnded(
+                    dev.rpma.server.RpmaSessionEnd.Reason.ERROR) == 1);
+            first.peerDisconnects();
+            Await.until("both sessions gone", () -> statistics.activeConnections() == 0);
+
+            assertThat(counter(registry, RpmaEndpointMetrics.MESSAGES, "direction", "received")).isEqualTo(3);
+            assertThat(counter(registry, RpmaEndpointMetrics.MESSAGES, "direction", "sent")).isEqualTo(2);
+            assertThat(counter(registry, RpmaEndpointMetrics.MESSAGE_BYTES, "direction", "received")).isEqualTo(24);
+            assertThat(counter(registry, RpmaEndpointMetrics.MESSAGE_BYTES, "direction", "sent")).isEqualTo(16);
+            assertThat(counter(registry, RpmaEndpointMetrics.BAD_MESSAGES, "reason", "oversized")).isEqualTo(1);
+            assertThat(counter(registry, RpmaEndpointMetrics.BAD_MESSAGES, "reason", "empty")).isZero();
+            assertThat(registry.get(RpmaEndpointMetrics.MESSAGE_HANDLER_FAILURES).functionCounter().count()).isOne();
+            assertThat(ended(registry, "default", "closed")).isOne();
+            assertThat(ended(registry, "default", "error")).isOne();
+            assertThat(gauge(registry, RpmaEndpointMetrics.ACTIVE_SESSIONS, "default")).isZero();
+            assertThat(gauge(registry, RpmaEndpointMetrics.SLOT_MEMORY, "default")).isPositive();
+            // each session's first message is timed
+            assertThat(registry.get(RpmaServerMetrics.MESSAGE_HANDLER_DURATION)
+                .tags("endpoint", "default", "handler", "Counter.next", "outcome", "success").timer().count()).isOne();
+        });
     }
 
     @Test
@@ -201,7 +255,7 @@ class RpmaMetricsAutoConfigurationTests {
                     "rpma_request_queue_size_requests{endpoint=\"default\"} 0",
                     "rpma_request_queue_capacity_requests{endpoint=\"default\"} 64",
                     "rpma_request_queue_remaining_requests{endpoint=\"default\"} 64",
-                    "rpma_connections_active_connections{endpoint=\"default\"} 1",
+                    "rpma_sessions_active_sessions{endpoint=\"default\"} 1",
                     "rpma_connection_events_total{endpoint=\"default\",type=\"established\"} 1",
                     "rpma_handler_duration_seconds_count{endpoint=\"default\",exception=\"none\",handler=\"ScriptedHandler.handle\"} 1",
                     // percentiles: both timers publish a histogram
@@ -218,7 +272,7 @@ class RpmaMetricsAutoConfigurationTests {
                     PrometheusMetricsExportAutoConfiguration.class, CompositeMeterRegistryAutoConfiguration.class,
                     RpmaMetricsAutoConfiguration.class))
             .withPropertyValues("management.metrics.distribution.percentiles-histogram.rpma.handler.duration=false",
-                    "management.metrics.enable.rpma.connections=false")
+                    "management.metrics.enable.rpma.sessions=false")
             .run((context) -> {
                 RpmaEndpointStatistics statistics = context.getBean(RpmaServer.class).endpoint("default").statistics();
                 submit(this.fake.endpointAt(ADDRESS, PORT), statistics, ACCEPT);
@@ -227,7 +281,7 @@ class RpmaMetricsAutoConfigurationTests {
                 assertThat(scrape).contains("rpma_handler_duration_seconds_count", "rpma_request_queue_wait_seconds_bucket",
                         "rpma_requests_total")
                     .doesNotContain("rpma_handler_duration_seconds_bucket")
-                    .doesNotContain("rpma_connections_active");
+                    .doesNotContain("rpma_sessions_active");
             });
     }
 
@@ -262,6 +316,25 @@ class RpmaMetricsAutoConfigurationTests {
             .functionCounter().count();
     }
 
+    private static FakeConnection connected(FakeEndpoint endpoint) {
+        dev.rpma.jna.testing.FakeRequest request = endpoint.queueRequest(new byte[0]);
+        assertThat(request.awaitConsumed(Await.TIMEOUT)).isEqualTo(dev.rpma.jna.testing.FakeRequest.State.CONNECTED);
+        return request.connection();
+    }
+
+    private static byte[] longMessage(long value) {
+        return java.nio.ByteBuffer.allocate(8).order(java.nio.ByteOrder.LITTLE_ENDIAN).putLong(0, value).array();
+    }
+
+    private static double counter(MeterRegistry registry, String name, String tag, String value) {
+        return registry.get(name).tags("endpoint", "default", tag, value).functionCounter().count();
+    }
+
+    private static double ended(MeterRegistry registry, String endpoint, String reason) {
+        return registry.get(RpmaEndpointMetrics.SESSIONS_ENDED).tags("endpoint", endpoint, "reason", reason)
+            .functionCounter().count();
+    }
+
     private static double errors(MeterRegistry registry, String endpoint, String code) {
         FunctionCounter counter = registry.find(RpmaEndpointMetrics.ACCEPTOR_ERRORS)
             .tags("endpoint", endpoint, "code", code).functionCounter();
@@ -288,6 +361,26 @@ class RpmaMetricsAutoConfigurationTests {
 
     private static Timer queueWait(MeterRegistry registry, String endpoint) {
         return registry.get(RpmaServerMetrics.QUEUE_WAIT).tag("endpoint", endpoint).timer();
+    }
+
+    /** Answers a raw 8-byte number with the next one; fails on {@link #FAIL}. */
+    static class Counter {
+
+        static final long FAIL = 13;
+
+        @RpmaConnectionHandler
+        void accept(RpmaIncomingRequest request) {
+            request.connect();
+        }
+
+        @dev.rpma.spring.annotation.RpmaMessageHandler
+        java.nio.ByteBuffer next(java.nio.ByteBuffer message, dev.rpma.server.RpmaSession session) {
+            long value = message.getLong(0);
+            if (value == FAIL) {
+                throw new IllegalArgumentException("unlucky");
+            }
+            return session.newMessage().putLong(value + 1).flip();
+        }
     }
 
     /** Handles endpoint "slow" by letting every request pass its deadline. */

@@ -22,9 +22,9 @@ import dev.rpma.jna.testing.FakeLibRpma;
 import dev.rpma.spring.annotation.RpmaConnectionHandler;
 import dev.rpma.spring.boot.actuate.Await;
 import dev.rpma.spring.boot.actuate.FakeRpmaServer;
-import dev.rpma.spring.server.RpmaEndpointStatistics;
-import dev.rpma.spring.server.RpmaIncomingRequest;
-import dev.rpma.spring.server.RpmaServer;
+import dev.rpma.server.RpmaEndpointStatistics;
+import dev.rpma.server.RpmaIncomingRequest;
+import dev.rpma.server.RpmaServer;
 
 import static dev.rpma.spring.boot.actuate.FakeRpmaServer.ADDRESS;
 import static dev.rpma.spring.boot.actuate.FakeRpmaServer.PORT;
