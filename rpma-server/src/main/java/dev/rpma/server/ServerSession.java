@@ -218,14 +218,43 @@ final class ServerSession implements RpmaSession, RpmaEventLoop.IoHandler {
             case ESTABLISHED -> established();
             case CLOSED -> {
                 if (this.end == null) {
-                    endNow(RpmaSessionEnd.of(RpmaSessionEnd.Reason.CLOSED, "the client disconnected"));
+                    endOnEvent(RpmaSessionEnd.of(RpmaSessionEnd.Reason.CLOSED, "the client disconnected"));
                 }
                 else {
                     // the CLOSED that follows the server's own disconnect
                     delete();
                 }
             }
-            default -> endNow(RpmaSessionEnd.of(RpmaSessionEnd.Reason.LOST, "the connection was " + event));
+            default -> endOnEvent(RpmaSessionEnd.of(RpmaSessionEnd.Reason.LOST, "the connection was " + event));
+        }
+    }
+
+    /** The client's CLOSED or a LOST: what completed before it is handled first, then the session ends. */
+    private void endOnEvent(RpmaSessionEnd how) {
+        if (this.end == null && this.data != null) {
+            this.data.drainBeforeEnd();
+        }
+        if (this.end == null) {
+            endNow(how);
+        }
+        else {
+            // a handler closed the session meanwhile: this event is the CLOSED its disconnect waits for
+            delete();
+        }
+    }
+
+    /**
+     * A completion was flushed: the queue pair is in the error state. The connection's event says
+     * why (the client's CLOSED, a LOST) when it is there already; otherwise the session is lost.
+     */
+    void queuePairFlushed(String what) {
+        if (this.end != null) {
+            return;
+        }
+        readEvent();
+        if (this.end == null) {
+            endNow(RpmaSessionEnd.of(RpmaSessionEnd.Reason.LOST, "the connection's queue pair failed: " + what
+                    + " was flushed (IBV_WC_WR_FLUSH_ERR)"));
         }
     }
 

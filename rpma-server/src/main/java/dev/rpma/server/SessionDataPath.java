@@ -100,6 +100,9 @@ final class SessionDataPath implements RpmaEventLoop.BusyPoller {
 
     private boolean stopped;
 
+    /** Whether a batch is being handled: the loop's completion batch must not be polled into again. */
+    private boolean inBatch;
+
     /** {@link RpmaMessageDispatch#POOL}: a handler of this session runs on the pool (one at a time). */
     private boolean inPool;
 
@@ -225,8 +228,35 @@ final class SessionDataPath implements RpmaEventLoop.BusyPoller {
         }
     }
 
+    /**
+     * Before the session ends on the client's CLOSED or a LOST: the messages that completed before it
+     * are handled, whichever of the two fds the loop happened to look at first. Not from within a
+     * batch (a flushed completion reads the event there), which handles the rest itself.
+     */
+    void drainBeforeEnd() {
+        if (!this.attached || this.stopped || this.inBatch) {
+            return;
+        }
+        int most = (this.receiveSlots + this.sendSlots) / this.batch.capacity() + 2;
+        for (int i = 0; i < most && !this.stopped; i++) {
+            if (takeBatch() < this.batch.capacity()) {
+                return;
+            }
+        }
+    }
+
     /** Takes and handles one batch; how many completions it had. */
     private int takeBatch() {
+        this.inBatch = true;
+        try {
+            return handleBatch();
+        }
+        finally {
+            this.inBatch = false;
+        }
+    }
+
+    private int handleBatch() {
         int count;
         try {
             count = this.cq.poll(this.batch);
@@ -271,8 +301,7 @@ final class SessionDataPath implements RpmaEventLoop.BusyPoller {
 
     private void failedCompletion(String what, int status) {
         if (status == STATUS_WR_FLUSH_ERR) {
-            this.session.end(RpmaSessionEnd.Reason.LOST, "the connection's queue pair failed: " + what
-                    + " was flushed (IBV_WC_WR_FLUSH_ERR)", null);
+            this.session.queuePairFlushed(what);
         }
         else {
             this.session.end(RpmaSessionEnd.Reason.ERROR, what + " completed with ibv_wc_status " + status, null);

@@ -337,6 +337,56 @@ class RawSessionTest {
     }
 
     @Test
+    void aFlushedCompletionWithTheClientsClosedAlreadyThereEndsTheSessionAsClosed() {
+        this.harness.startRaw((message, session) -> null);
+        FakeConnection client = this.harness.connectOne();
+        holdingTheLoop(() -> {
+            client.completionQueue().queue(new FakeCompletionQueue.Completion(0, 5, 0xFF, 0, 0, 0, 0, 0, 0));
+            client.peerDisconnects();
+        });
+        this.harness.await("the end heard", () -> this.harness.ended.size() == 1);
+        assertThat(this.harness.ended.get(0).reason()).isEqualTo(RpmaSessionEnd.Reason.CLOSED);
+    }
+
+    /** The loop may look at the event fd first: messages that completed before the CLOSED are handled. */
+    @Test
+    void messagesThatCompletedBeforeTheClientsClosedAreHandledWhicheverFdTheLoopReadsFirst() {
+        List<Long> handled = new CopyOnWriteArrayList<>();
+        this.harness.startRaw((message, session) -> {
+            handled.add(message.getLong(0));
+            return null;
+        });
+        FakeConnection client = this.harness.connectOne();
+        holdingTheLoop(() -> {
+            // the event fd becomes readable first
+            client.peerDisconnects();
+            client.deliver(u64(1));
+            client.deliver(u64(2));
+        });
+        this.harness.await("the end heard", () -> this.harness.ended.size() == 1);
+        assertThat(handled).containsExactly(1L, 2L);
+        assertThat(this.harness.ended.get(0).reason()).isEqualTo(RpmaSessionEnd.Reason.CLOSED);
+    }
+
+    /** A handler that closes the session while it drains before the client's CLOSED: deleted at once. */
+    @Test
+    void aHandlerClosingTheSessionWhileItDrainsOnTheClientsClosedDoesNotWaitForAnotherClosed() {
+        this.harness.startRaw((message, session) -> {
+            session.close();
+            return null;
+        });
+        FakeConnection client = this.harness.connectOne();
+        holdingTheLoop(() -> {
+            client.peerDisconnects();
+            client.deliver(u64(1));
+        });
+        this.harness.await("the end heard", () -> this.harness.ended.size() == 1);
+        assertThat(this.harness.ended.get(0).reason()).isEqualTo(RpmaSessionEnd.Reason.CLOSED_BY_SERVER);
+        // deleted on this CLOSED, not after the disconnect timeout
+        assertThat(client.awaitDeleted(Duration.ofSeconds(1))).isTrue();
+    }
+
+    @Test
     void messagesOfOneSessionReachAPooledHandlerInOrderOffTheLoop() {
         this.harness.messages = this.harness.messages.withDispatch(RpmaMessageDispatch.POOL, 3);
         List<Long> seen = new CopyOnWriteArrayList<>();
@@ -378,5 +428,30 @@ class RawSessionTest {
         assertThat(threadsBySession).hasSize(4).allSatisfy((id, threads) -> assertThat(threads).hasSize(1));
         assertThat(threadsBySession.values().stream().flatMap(Set::stream).distinct())
             .containsExactlyInAnyOrder("rpma-loop-0", "rpma-loop-1");
+    }
+
+    /** Runs {@code actions} while the session's loop is busy, so that what they make readable is seen in one wait. */
+    private void holdingTheLoop(Runnable actions) {
+        java.util.concurrent.CountDownLatch held = new java.util.concurrent.CountDownLatch(1);
+        java.util.concurrent.CountDownLatch release = new java.util.concurrent.CountDownLatch(1);
+        this.harness.server.eventLoops().get(0).execute(() -> {
+            held.countDown();
+            try {
+                release.await();
+            }
+            catch (InterruptedException ex) {
+                Thread.currentThread().interrupt();
+            }
+        });
+        try {
+            assertThat(held.await(10, java.util.concurrent.TimeUnit.SECONDS)).isTrue();
+            actions.run();
+        }
+        catch (InterruptedException ex) {
+            Thread.currentThread().interrupt();
+        }
+        finally {
+            release.countDown();
+        }
     }
 }
