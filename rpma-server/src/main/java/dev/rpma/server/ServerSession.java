@@ -158,7 +158,7 @@ final class ServerSession implements RpmaSession, RpmaEventLoop.IoHandler {
     private SessionDataPath dataPath() {
         if (this.data == null) {
             throw new IllegalStateException("Endpoint '" + endpointName() + "' has no message handlers, so its"
-                    + " sessions have no data path: add an @RpmaMessageListener for it to send and receive");
+                    + " sessions have no data path: add a message handler (@RpmaMessageHandler) for it to send and receive");
         }
         return this.data;
     }

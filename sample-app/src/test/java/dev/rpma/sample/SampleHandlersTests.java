@@ -1,5 +1,7 @@
 package dev.rpma.sample;
 
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.Arrays;
@@ -14,51 +16,49 @@ import org.junit.jupiter.api.Test;
 
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.autoconfigure.context.PropertyPlaceholderAutoConfiguration;
+import org.springframework.boot.test.context.ConfigDataApplicationContextInitializer;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 
-import dev.rpma.client.protocol.CommonData;
 import dev.rpma.client.protocol.ExampleProtocols;
 import dev.rpma.jna.Rpma;
 import dev.rpma.jna.RpmaConnectionEvent;
-import dev.rpma.jna.testing.FakeCompletionQueue;
 import dev.rpma.jna.testing.FakeConnection;
 import dev.rpma.jna.testing.FakeLibRpma;
 import dev.rpma.jna.testing.FakeRequest;
 import dev.rpma.jna.testing.PostedOperation;
+import dev.rpma.server.RejectReason;
+import dev.rpma.server.RpmaCommonData;
+import dev.rpma.server.RpmaEndpointSettings;
+import dev.rpma.server.RpmaServer;
+import dev.rpma.server.RpmaSessionEnd;
+import dev.rpma.server.RpmaWireMode;
 import dev.rpma.spring.boot.autoconfigure.RpmaAutoConfiguration;
-import dev.rpma.spring.server.RejectReason;
-import dev.rpma.spring.server.RpmaServer;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * The sample's three handlers in the starter, over the scripted librpma fake: what they accept and
- * reject, the private data they send, the memory they register, post and free, and the ping-pong's
- * exchanges. Real RDMA is the end-to-end tests' job ({@code dev.rpma.sample.e2e}).
+ * The sample's three handlers with the sample's own {@code application.yml}, over the scripted
+ * librpma fake: what they accept and reject, the private data they send, the region they expose,
+ * the ping-pong's exchanges and how each protocol's sessions end. Real RDMA is the end-to-end tests'
+ * job ({@code dev.rpma.sample.e2e}).
  */
 class SampleHandlersTests {
 
     private static final Duration WAIT = Duration.ofSeconds(30);
-
-    private static final int IBV_WC_SEND = 0;
-
-    private static final int IBV_WC_RECV = 128;
-
-    private static final int IBV_WC_WR_FLUSH_ERR = 5;
 
     private final FakeLibRpma fake = new FakeLibRpma().requireNonBlockingEndpointFd(true);
 
     private final MeterRegistry meters = new SimpleMeterRegistry();
 
     private final ApplicationContextRunner runner = new ApplicationContextRunner()
+        .withInitializer(new ConfigDataApplicationContextInitializer())
         .withConfiguration(AutoConfigurations.of(PropertyPlaceholderAutoConfiguration.class, RpmaAutoConfiguration.class))
         .withBean("fakeRpma", Rpma.class, () -> Rpma.using(this.fake))
         .withBean(MeterRegistry.class, () -> this.meters)
         .withBean(HelloHandler.class)
         .withBean(ReadHandler.class)
         .withBean(PingPongHandler.class)
-        .withPropertyValues("rpma.server.address=198.18.0.1", "rpma.server.endpoints.read.port=7205",
-                "rpma.server.endpoints.pingpong.port=7206", "rpma.server.shutdown.grace-period=0");
+        .withPropertyValues("rpma.server.address=198.18.0.1", "rpma.server.shutdown.grace-period=0");
 
     @AfterEach
     void nothingNativeLeakedOrMisused() {
@@ -72,12 +72,35 @@ class SampleHandlersTests {
     }
 
     @Test
-    void helloAnswersTheExamplesGreetingWithItsOwn() {
+    void theApplicationsConfigurationServesThreeProtocolsWithOneDataPath() {
+        this.runner.run((context) -> {
+            RpmaServer server = context.getBean(RpmaServer.class);
+            assertThat(server.endpoints()).containsOnlyKeys("default", "read", "pingpong");
+            assertThat(server.endpoint("default").hasMessageHandlers()).isFalse();
+            assertThat(server.endpoint("read").hasMessageHandlers()).isFalse();
+            RpmaEndpointSettings pingPong = server.endpoint("pingpong").settings();
+            assertThat(pingPong.port()).isEqualTo(ExampleProtocols.PING_PONG_PORT);
+            assertThat(pingPong.messages().mode()).isEqualTo(RpmaWireMode.RAW);
+            assertThat(pingPong.messages().maxMessageSize()).isEqualTo(ExampleProtocols.MESSAGE_SIZE);
+            assertThat(pingPong.limits().idleTimeout()).isEqualTo(Duration.ofMinutes(5));
+            assertThat(server.regions().names()).containsExactly(ReadHandler.REGION);
+        });
+    }
+
+    @Test
+    void helloAnswersTheExamplesGreetingWithItsOwnThenDisconnectsAsTheExampleServerDoes() {
         this.runner.run((context) -> {
             byte[] padded = Arrays.copyOf(ExampleProtocols.cString("Hello server!"), 56);
             FakeRequest request = this.fake.endpointAt("198.18.0.1", 7204).queueRequest(padded);
             assertThat(request.awaitConsumed(WAIT)).isEqualTo(FakeRequest.State.CONNECTED);
             assertThat(request.connectPrivateData()).isEqualTo("Hello client!\0".getBytes(StandardCharsets.US_ASCII));
+            FakeConnection connection = request.connection();
+            // after ESTABLISHED the server disconnects, and deletes on the CLOSED that follows (as the client sees)
+            assertThat(connection.awaitDisconnected(WAIT)).isTrue();
+            assertThat(connection.awaitDeleted(WAIT)).isTrue();
+            RpmaServer server = context.getBean(RpmaServer.class);
+            assertThat(this.fake.await(WAIT, () -> server.endpoint("default").statistics()
+                .sessionsEnded(RpmaSessionEnd.Reason.CLOSED_BY_SERVER) == 1)).isTrue();
         });
     }
 
@@ -94,12 +117,15 @@ class SampleHandlersTests {
     }
 
     @Test
-    void readSendsTheDescriptorOfItsRegisteredStringAndFreesTheRegionWhenTheConnectionCloses() {
+    void readHandsEveryClientTheDescriptorOfTheOneSharedRegionAndReturnsAtOnce() {
         this.runner.run((context) -> {
-            FakeRequest request = this.fake.endpointAt("198.18.0.1", 7205).queueRequest(new byte[0]);
-            assertThat(request.awaitConsumed(WAIT)).isEqualTo(FakeRequest.State.CONNECTED);
-            CommonData data = CommonData.decode(request.connectPrivateData());
-            assertThat(request.connectPrivateData()).hasSize(CommonData.SIZE);
+            FakeRequest first = this.fake.endpointAt("198.18.0.1", 7205).queueRequest(new byte[0]);
+            FakeRequest second = this.fake.endpointAt("198.18.0.1", 7205).queueRequest(new byte[0]);
+            assertThat(first.awaitConsumed(WAIT)).isEqualTo(FakeRequest.State.CONNECTED);
+            assertThat(second.awaitConsumed(WAIT)).isEqualTo(FakeRequest.State.CONNECTED);
+            assertThat(first.connectPrivateData()).hasSize(RpmaCommonData.SIZE)
+                .isEqualTo(second.connectPrivateData());
+            RpmaCommonData data = RpmaCommonData.decode(first.connectPrivateData());
             assertThat(data.dataOffset()).isZero();
             assertThat(data.peerConfigDescriptor()).isEmpty();
             Pointer descriptor = descriptor(data.memoryRegionDescriptor());
@@ -108,149 +134,112 @@ class SampleHandlersTests {
             assertThat(descriptor.getByte(20)).as("usage: READ_SRC only").isEqualTo((byte) 1);
             byte[] exposed = new Pointer(descriptor.getLong(0)).getByteArray(0, (int) size);
             assertThat(exposed).isEqualTo("Hello client!\0".getBytes(StandardCharsets.US_ASCII));
-            assertThat(this.fake.liveHandles(FakeLibRpma.Kind.MR_LOCAL)).as("kept while the client may read").hasSize(1);
+            // no handler thread waits for a read connection: the handler returned with the accept
+            RpmaServer server = context.getBean(RpmaServer.class);
+            assertThat(server.endpoint("read").queueSize()).isZero();
 
-            FakeConnection connection = request.connection();
-            connection.queueEvent(RpmaConnectionEvent.CLOSED);
-            assertThat(connection.awaitDeleted(WAIT)).isTrue();
-            assertThat(this.fake.await(WAIT, () -> this.fake.liveHandles(FakeLibRpma.Kind.MR_LOCAL).isEmpty())).isTrue();
+            first.connection().queueEvent(RpmaConnectionEvent.CLOSED);
+            assertThat(first.connection().awaitDeleted(WAIT)).isTrue();
+            // the region stays for the other client
+            assertThat(new Pointer(descriptor.getLong(0)).getByteArray(0, (int) size)).isEqualTo(exposed);
         });
     }
 
     @Test
-    void pingPongPostsAReceiveBeforeAcceptingAndAnswersEachCounterWithItsSuccessorUntilIAmDone() {
+    void pingPongPostsReceivesBeforeAcceptingAndAnswersEachCounterWithItsSuccessorUntilIAmDone() {
         this.runner.run((context) -> {
             FakeRequest request = this.fake.endpointAt("198.18.0.1", 7206).queueRequest(new byte[0]);
             assertThat(request.awaitConsumed(WAIT)).isEqualTo(FakeRequest.State.CONNECTED);
             List<PostedOperation> before = request.receives();
-            assertThat(before).singleElement().satisfies((receive) -> {
+            assertThat(before).isNotEmpty().allSatisfy((receive) -> {
                 assertThat(receive.function()).isEqualTo("rpma_conn_req_recv");
-                assertThat(receive.length()).isEqualTo(8);
+                assertThat(receive.length()).isEqualTo(ExampleProtocols.MESSAGE_SIZE);
             });
-            Pointer received = memoryOf(before.get(0).localRegion());
             FakeConnection connection = request.connection();
+            connection.deliver(counter(41));
+            assertThat(connection.awaitSent(1, WAIT)).isTrue();
+            connection.deliver(counter(99));
+            assertThat(connection.awaitSent(2, WAIT)).isTrue();
+            assertThat(connection.sent()).extracting(SampleHandlersTests::value).containsExactly(42L, 100L);
+            assertThat(this.fake.threadsCalling("rpma_send")).allSatisfy(
+                    (thread) -> assertThat(thread).startsWith("rpma-loop-"));
 
-            for (long value : new long[] { 41, 99 }) {
-                int postedBefore = connection.posted().size();
-                received.setLong(0, value);
-                connection.completionQueue().queueSuccess(before.get(0).context(), IBV_WC_RECV, 8);
-                assertThat(this.fake.await(WAIT, () -> connection.posted().size() == postedBefore + 2)).isTrue();
-                List<PostedOperation> posted = connection.posted().subList(postedBefore, postedBefore + 2);
-                assertThat(posted).extracting(PostedOperation::function).containsExactly("rpma_recv", "rpma_send");
-                PostedOperation send = posted.get(1);
-                assertThat(send.length()).isEqualTo(8);
-                assertThat(send.flags()).as("RPMA_F_COMPLETION_ALWAYS").isEqualTo(3);
-                assertThat(memoryOf(send.localRegion()).getLong(0)).isEqualTo(value + 1);
-                connection.completionQueue().queueSuccess(send.context(), IBV_WC_SEND, 0);
-            }
-            received.setLong(0, ExampleProtocols.I_M_DONE);
-            connection.completionQueue().queueSuccess(before.get(0).context(), IBV_WC_RECV, 8);
-
+            connection.deliver(counter(ExampleProtocols.I_M_DONE));
             assertThat(connection.awaitDisconnected(WAIT)).as("the server disconnects after I_M_DONE").isTrue();
+            connection.queueEvent(RpmaConnectionEvent.CLOSED);
             assertThat(connection.awaitDeleted(WAIT)).isTrue();
-            assertThat(this.fake.await(WAIT, () -> this.fake.liveHandles(FakeLibRpma.Kind.MR_LOCAL).isEmpty())).isTrue();
+            assertThat(this.fake.await(WAIT, () -> sessions("done") == 1)).isTrue();
+            assertThat(connection.sent()).as("nothing answers I_M_DONE").hasSize(2);
             assertThat(this.meters.get("sample.pingpong.rounds").counter().count()).isEqualTo(2);
-            assertThat(sessions("done")).isEqualTo(1);
             assertThat(sessions("closed")).isZero();
         });
     }
 
     @Test
-    void oneLoopServesConcurrentPingPongSessionsEachWithItsOwnCounter() {
+    void concurrentPingPongSessionsEachKeepTheirOwnCounter() {
         this.runner.run((context) -> {
-            FakeRequest first = this.fake.endpointAt("198.18.0.1", 7206).queueRequest(new byte[0]);
-            FakeRequest second = this.fake.endpointAt("198.18.0.1", 7206).queueRequest(new byte[0]);
-            assertThat(first.awaitConsumed(WAIT)).isEqualTo(FakeRequest.State.CONNECTED);
-            assertThat(second.awaitConsumed(WAIT)).isEqualTo(FakeRequest.State.CONNECTED);
-            FakeRequest[] requests = { first, second };
-            long[] values = { 7, 1000 };
-            for (int i = 0; i < 2; i++) {
-                memoryOf(requests[i].receives().get(0).localRegion()).setLong(0, values[i]);
-                requests[i].connection().completionQueue().queueSuccess(requests[i].receives().get(0).context(),
-                        IBV_WC_RECV, 8);
-            }
-            for (int i = 0; i < 2; i++) {
-                FakeConnection connection = requests[i].connection();
-                assertThat(this.fake.await(WAIT, () -> connection.posted().size() == 2)).isTrue();
-                PostedOperation send = connection.posted().get(1);
-                assertThat(memoryOf(send.localRegion()).getLong(0)).isEqualTo(values[i] + 1);
-                connection.completionQueue().queueSuccess(send.context(), IBV_WC_SEND, 0);
-            }
-            for (FakeRequest request : requests) {
-                memoryOf(request.receives().get(0).localRegion()).setLong(0, ExampleProtocols.I_M_DONE);
-                request.connection().completionQueue().queueSuccess(request.receives().get(0).context(), IBV_WC_RECV, 8);
-            }
-            for (FakeRequest request : requests) {
-                assertThat(request.connection().awaitDeleted(WAIT)).isTrue();
-            }
-            assertThat(this.fake.await(WAIT, () -> this.fake.liveHandles(FakeLibRpma.Kind.MR_LOCAL).isEmpty())).isTrue();
-            assertThat(this.fake.await(WAIT, () -> sessions("done") == 2)).isTrue();
-            assertThat(this.meters.get("sample.pingpong.rounds").counter().count()).isEqualTo(2);
-            assertThat(this.fake.threadsCalling("rpma_send")).containsExactly("sample-pingpong-loop");
+            FakeConnection first = connect(7206);
+            FakeConnection second = connect(7206);
+            first.deliver(counter(7));
+            second.deliver(counter(1000));
+            assertThat(first.awaitSent(1, WAIT)).isTrue();
+            assertThat(second.awaitSent(1, WAIT)).isTrue();
+            assertThat(value(first.sent().get(0))).isEqualTo(8);
+            assertThat(value(second.sent().get(0))).isEqualTo(1001);
         });
     }
 
     @Test
-    void theLoopKeepsServingASessionAfterAnEarlierOneEnded() {
+    void aMessageOfTheWrongSizeEndsOnlyItsOwnSessionAsFailed() {
         this.runner.run((context) -> {
-            FakeRequest first = this.fake.endpointAt("198.18.0.1", 7206).queueRequest(new byte[0]);
-            FakeRequest second = this.fake.endpointAt("198.18.0.1", 7206).queueRequest(new byte[0]);
-            FakeRequest third = this.fake.endpointAt("198.18.0.1", 7206).queueRequest(new byte[0]);
-            for (FakeRequest request : new FakeRequest[] { first, second, third }) {
-                assertThat(request.awaitConsumed(WAIT)).isEqualTo(FakeRequest.State.CONNECTED);
-            }
-            // the first one the loop took ends while the others go on
-            memoryOf(first.receives().get(0).localRegion()).setLong(0, ExampleProtocols.I_M_DONE);
-            first.connection().completionQueue().queueSuccess(first.receives().get(0).context(), IBV_WC_RECV, 8);
-            assertThat(first.connection().awaitDeleted(WAIT)).isTrue();
-            assertThat(this.fake.await(WAIT, () -> sessions("done") == 1)).isTrue();
-            for (FakeRequest request : new FakeRequest[] { second, third }) {
-                memoryOf(request.receives().get(0).localRegion()).setLong(0, 41);
-                request.connection().completionQueue().queueSuccess(request.receives().get(0).context(), IBV_WC_RECV, 8);
-                FakeConnection connection = request.connection();
-                assertThat(this.fake.await(WAIT, () -> connection.posted().size() == 2)).isTrue();
-                assertThat(memoryOf(connection.posted().get(1).localRegion()).getLong(0)).isEqualTo(42);
-            }
+            FakeConnection bad = connect(7206);
+            FakeConnection good = connect(7206);
+            bad.deliver(new byte[] { 1, 2, 3 });
+            assertThat(bad.awaitDisconnected(WAIT)).isTrue();
+            bad.queueEvent(RpmaConnectionEvent.CLOSED);
+            assertThat(this.fake.await(WAIT, () -> sessions("failed") == 1)).isTrue();
+            good.deliver(counter(1));
+            assertThat(good.awaitSent(1, WAIT)).isTrue();
+            assertThat(value(good.sent().get(0))).isEqualTo(2);
         });
     }
 
     @Test
-    void aPingPongSessionWhoseConnectionClosesEndsAsClosedAndFreesItsBuffers() {
+    void aPingPongSessionWhoseClientDisconnectsEndsAsClosed() {
         this.runner.run((context) -> {
-            FakeRequest request = this.fake.endpointAt("198.18.0.1", 7206).queueRequest(new byte[0]);
-            assertThat(request.awaitConsumed(WAIT)).isEqualTo(FakeRequest.State.CONNECTED);
-            FakeConnection connection = request.connection();
-            // what a disconnect does to the receive the session keeps posted
-            connection.completionQueue().queue(flushedReceive(request.receives().get(0).context()));
-            connection.queueEvent(RpmaConnectionEvent.CLOSED);
+            FakeConnection connection = connect(7206);
+            connection.deliver(counter(5));
+            assertThat(connection.awaitSent(1, WAIT)).isTrue();
+            connection.peerDisconnects();
             assertThat(connection.awaitDeleted(WAIT)).isTrue();
-            assertThat(this.fake.await(WAIT, () -> this.fake.liveHandles(FakeLibRpma.Kind.MR_LOCAL).isEmpty())).isTrue();
             assertThat(this.fake.await(WAIT, () -> sessions("closed") == 1)).isTrue();
             assertThat(sessions("done")).isZero();
-            assertThat(this.meters.get("sample.pingpong.rounds").counter().count()).isZero();
+            assertThat(this.meters.get("sample.pingpong.rounds").counter().count()).isOne();
         });
+    }
+
+    private FakeConnection connect(int port) {
+        FakeRequest request = this.fake.endpointAt("198.18.0.1", port).queueRequest(new byte[0]);
+        assertThat(request.awaitConsumed(WAIT)).isEqualTo(FakeRequest.State.CONNECTED);
+        return request.connection();
     }
 
     private double sessions(String outcome) {
         return this.meters.get("sample.pingpong.sessions").tag("outcome", outcome).counter().count();
     }
 
-    /** The registered memory of a local region of the fake ({@code rpma_mr_get_ptr}). */
-    private Pointer memoryOf(long region) {
-        try (Memory out = new Memory(8)) {
-            assertThat(this.fake.rpma_mr_get_ptr(region, Pointer.nativeValue(out))).isZero();
-            return new Pointer(out.getLong(0));
-        }
+    private static byte[] counter(long value) {
+        return ByteBuffer.allocate(8).order(ByteOrder.LITTLE_ENDIAN).putLong(0, value).array();
+    }
+
+    private static long value(byte[] message) {
+        assertThat(message).hasSize(8);
+        return ByteBuffer.wrap(message).order(ByteOrder.LITTLE_ENDIAN).getLong();
     }
 
     private static Pointer descriptor(byte[] bytes) {
         Memory memory = new Memory(bytes.length);
         memory.write(0, bytes, 0, bytes.length);
         return memory;
-    }
-
-    /** The posted receive, flushed by a disconnect ({@code IBV_WC_WR_FLUSH_ERR}). */
-    private static FakeCompletionQueue.Completion flushedReceive(long context) {
-        return new FakeCompletionQueue.Completion(context, IBV_WC_WR_FLUSH_ERR, IBV_WC_RECV, 0, 0, 0, 0, 0, 0);
     }
 }

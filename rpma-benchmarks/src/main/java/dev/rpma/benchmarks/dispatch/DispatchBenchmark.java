@@ -25,16 +25,18 @@ import dev.rpma.jna.raw.LibRpma;
 import dev.rpma.jna.raw.NativeMemory;
 import dev.rpma.jna.testing.FakeEndpoint;
 import dev.rpma.jna.testing.FakeLibRpma;
+import dev.rpma.server.RejectReason;
+import dev.rpma.server.RpmaEndpointSettings;
+import dev.rpma.server.RpmaEndpointStatistics;
+import dev.rpma.server.RpmaIncomingRequest;
+import dev.rpma.server.RpmaQueueSizes;
+import dev.rpma.server.RpmaRequestHandler;
+import dev.rpma.server.RpmaServer;
+import dev.rpma.server.RpmaServerSettings;
+import dev.rpma.server.RpmaWireMode;
 import dev.rpma.spring.annotation.RpmaConnectionHandler;
-import dev.rpma.spring.annotation.RpmaConnectionHandlerBeanPostProcessor;
+import dev.rpma.spring.annotation.RpmaHandlerBeanPostProcessor;
 import dev.rpma.spring.annotation.RpmaHandlerRegistry;
-import dev.rpma.spring.server.RejectReason;
-import dev.rpma.spring.server.RpmaEndpointServer;
-import dev.rpma.spring.server.RpmaEndpointSettings;
-import dev.rpma.spring.server.RpmaEndpointStatistics;
-import dev.rpma.spring.server.RpmaIncomingRequest;
-import dev.rpma.spring.server.RpmaRequestHandler;
-import dev.rpma.spring.server.RpmaServerObserver;
 
 /**
  * The dispatch path of the starter over the scripted fake native layer (issue 3): how many
@@ -50,7 +52,7 @@ import dev.rpma.spring.server.RpmaServerObserver;
  * <li><b>bare loop, typed API</b>: {@code RpmaEndpoint.nextConnectionRequest} and
  * {@code RpmaConnectionRequest.reject} over the fake, in one thread: the layers the starter is built
  * on, without the starter;
- * <li><b>starter, saturated</b>: the real {@link RpmaEndpointServer} (its acceptor thread polls the
+ * <li><b>starter, saturated</b>: the real {@link RpmaServer} with one endpoint (its acceptor thread polls the
  * endpoint's eventfd, takes requests, hands each to the handler pool; the handler's reject goes back
  * to the acceptor, the endpoint's owner) with a backlog of every request of the round queued
  * in the fake before it starts and a handler queue of {@value #SATURATED_QUEUE_CAPACITY}; throughput
@@ -513,7 +515,7 @@ public final class DispatchBenchmark {
         try {
             // a queue the acceptor fills only when the handler threads lose their CPU: this measures
             // dispatch, not the queue-full path
-            RpmaEndpointServer server = annotated
+            RpmaServer server = annotated
                     ? fixture.server(SATURATED_QUEUE_CAPACITY, this.handlerThreads, false, fixture.annotatedHandler())
                     : fixture.server(SATURATED_QUEUE_CAPACITY, this.handlerThreads, inline);
             fixture.queue(this.requests);
@@ -532,7 +534,7 @@ public final class DispatchBenchmark {
     private Round starterOneAtATime(boolean inline) throws Exception {
         Fixture fixture = new Fixture(this.latencySamples, this.nextPort++);
         try {
-            RpmaEndpointServer server = fixture.server(64, 4, inline);
+            RpmaServer server = fixture.server(64, 4, inline);
             server.start();
             long allocated = 0;
             long[] cpu = new long[2];
@@ -568,7 +570,7 @@ public final class DispatchBenchmark {
         int count = 4 * this.latencySamples;
         Fixture fixture = new Fixture(count, this.nextPort++);
         try {
-            RpmaEndpointServer server = fixture.server(64, 4, false);
+            RpmaServer server = fixture.server(64, 4, false);
             server.start();
             long interval = (long) (1e9 / perSecond);
             long start = System.nanoTime();
@@ -641,12 +643,13 @@ public final class DispatchBenchmark {
          */
         RpmaRequestHandler annotatedHandler() {
             RpmaHandlerRegistry registry = new RpmaHandlerRegistry();
-            new RpmaConnectionHandlerBeanPostProcessor(registry)
+            new RpmaHandlerBeanPostProcessor(registry)
                     .postProcessAfterInitialization(new AnnotatedHandler(this.recorder), "dispatchBenchmarkHandler");
-            return registry.handlerFor(NAME);
+            registry.resolve(java.util.Map.of(NAME, RpmaWireMode.FRAMED), List.of());
+            return registry.connectionHandler(NAME);
         }
 
-        RpmaEndpointServer server(int queueCapacity, int handlerThreads, boolean inline) {
+        RpmaServer server(int queueCapacity, int handlerThreads, boolean inline) {
             DispatchRecorder recorder = this.recorder;
             RpmaRequestHandler handler = new RpmaRequestHandler() {
 
@@ -667,13 +670,27 @@ public final class DispatchBenchmark {
             return server(queueCapacity, handlerThreads, inline, handler);
         }
 
-        RpmaEndpointServer server(int queueCapacity, int handlerThreads, boolean inline, RpmaRequestHandler handler) {
-            RpmaEndpoint endpoint = this.peer.listen(ADDRESS, this.port);
+        RpmaServer server(int queueCapacity, int handlerThreads, boolean inline, RpmaRequestHandler handler) {
+            RpmaEndpointSettings settings = new RpmaEndpointSettings(NAME, ADDRESS, this.port)
+                .withAcceptor(new RpmaEndpointSettings.Acceptor(queueCapacity, handlerThreads, Duration.ofSeconds(5),
+                        Duration.ofSeconds(1), 10, inline, true, RpmaEndpointSettings.Acceptor.DEFAULT_SPIN_LOOKS));
+            RpmaServerSettings server = new RpmaServerSettings(1, Duration.ZERO, Duration.ZERO, List.of(settings),
+                    List.of());
+            RpmaServer listening = RpmaServer.listen(this.rpma, server, new RpmaServer.Components() {
+
+                @Override
+                public RpmaRequestHandler handler(String endpoint) {
+                    return handler;
+                }
+
+                @Override
+                public RpmaConnectionConfig requestConfig(Rpma rpma, RpmaEndpointSettings endpoint,
+                        RpmaQueueSizes needed) {
+                    return rpma.newConnectionConfig();
+                }
+            });
             this.script = this.fake.endpointAt(ADDRESS, this.port);
-            RpmaEndpointSettings settings = new RpmaEndpointSettings(NAME, ADDRESS, this.port, queueCapacity,
-                    handlerThreads, Duration.ofSeconds(5), Duration.ofSeconds(1), Duration.ofSeconds(5), 10, inline);
-            return new RpmaEndpointServer(settings, endpoint, this.rpma.newConnectionConfig(), handler,
-                    RpmaServerObserver.NONE, List.of());
+            return listening;
         }
 
         void queue(int count) {
@@ -683,8 +700,8 @@ public final class DispatchBenchmark {
         }
 
         /** Waits until every request was handled or rejected by the server; returns how many never reached a handler. */
-        long awaitDecided(RpmaEndpointServer server, int count) throws InterruptedException {
-            RpmaEndpointStatistics statistics = server.statistics();
+        long awaitDecided(RpmaServer server, int count) throws InterruptedException {
+            RpmaEndpointStatistics statistics = server.endpoint(NAME).statistics();
             long deadline = System.nanoTime() + TIMEOUT_NANOS;
             for (;;) {
                 long notHandled = statistics.rejectedTotal() - statistics.rejected(RejectReason.HANDLER);
@@ -693,7 +710,7 @@ public final class DispatchBenchmark {
                 }
                 if (System.nanoTime() - deadline > 0) {
                     throw new IllegalStateException("only " + this.recorder.handled() + " of " + count
-                            + " requests were handled within 60 s; server " + server.state());
+                            + " requests were handled within 60 s; endpoint " + server.endpoint(NAME).state());
                 }
                 // not a 1 ms poll: a thread waking that often took CPU from the measured server's threads
                 // (the bare loops have no such neighbour); requests rejected before a handler are
@@ -729,7 +746,7 @@ public final class DispatchBenchmark {
             return cpu;
         }
 
-        void stop(RpmaEndpointServer server) throws InterruptedException {
+        void stop(RpmaServer server) throws InterruptedException {
             CountDownLatch stopped = new CountDownLatch(1);
             server.stop(stopped::countDown);
             if (!stopped.await(30, TimeUnit.SECONDS)) {
