@@ -673,7 +673,9 @@ public final class DispatchBenchmark {
         RpmaServer server(int queueCapacity, int handlerThreads, boolean inline, RpmaRequestHandler handler) {
             RpmaEndpointSettings settings = new RpmaEndpointSettings(NAME, ADDRESS, this.port)
                 .withAcceptor(new RpmaEndpointSettings.Acceptor(queueCapacity, handlerThreads, Duration.ofSeconds(5),
-                        Duration.ofSeconds(1), 10, inline, true, RpmaEndpointSettings.Acceptor.DEFAULT_SPIN_LOOKS));
+                        Duration.ofSeconds(1), 10, inline, true, RpmaEndpointSettings.Acceptor.DEFAULT_SPIN_LOOKS))
+                // requests being decided count against the connection limit: a saturated round has thousands
+                .withLimits(new RpmaEndpointSettings.Limits(Integer.MAX_VALUE, Duration.ZERO));
             RpmaServerSettings server = new RpmaServerSettings(1, Duration.ZERO, Duration.ZERO, List.of(settings),
                     List.of());
             RpmaServer listening = RpmaServer.listen(this.rpma, server, new RpmaServer.Components() {
