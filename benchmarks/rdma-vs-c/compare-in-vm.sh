@@ -24,6 +24,12 @@
 #   HELLO_CYCLES_8 [15]         cycles per client and round with 8 concurrent clients
 #   PINGPONG_ROUNDS [2000]      measured round trips per round, 1 client (10 rounds: 20,000)
 #   PINGPONG_ROUNDS_4 [500]     measured round trips per client and round, 4 clients (20,000)
+#   PINGPONG_ROUNDS_64 [60]     measured round trips per client and round, 64 clients (38,400)
+#   RATE_CLIENTS [16]           the message-rate test: this many clients ...
+#   RATE_INFLIGHT [8]           ... each keeping this many messages in flight (load_client --inflight)
+#   RATE_MESSAGES [1000]        measured messages per client and round in the rate test (160,000)
+#   C_WINDOW [8]                receives each C ping-pong server posts per connection (--window):
+#                               at least RATE_INFLIGHT, as the sample app's 8 receive slots
 #   PINGPONG_WARMUP [200]       unmeasured round trips per connection before those
 #   WARMUP_HELLO [250]          warm-up cycles per client (8 clients) per server
 #   WARMUP_PINGPONG [10000]     warm-up round trips per client (4 clients) per server
@@ -33,7 +39,7 @@
 #                               that lands in a measured round takes a vCPU from server and client
 #   C_BUSY_POLL_US [50]         a third server for the ping-pong tests: baseline_server pingpong
 #                               --busy-poll-us N (port C_SPIN_PORT, 7316), the algorithm of the
-#                               sample app's sample.pingpong.busy-poll-micros in C; 0: none
+#                               starter's rpma.server.event-loops.busy-poll (50 us) in C; 0: none
 #   RESULTS_FILE [$BIN/compare-results.txt]  RESULT/MEM/INFO/FAIL lines; in the VM it must lie
 #                               in a directory shared with -w
 #   JAVA_SERVER_* : see java-server.sh
@@ -46,6 +52,11 @@ HELLO_CYCLES=${HELLO_CYCLES:-200}
 HELLO_CYCLES_8=${HELLO_CYCLES_8:-15}
 PINGPONG_ROUNDS=${PINGPONG_ROUNDS:-2000}
 PINGPONG_ROUNDS_4=${PINGPONG_ROUNDS_4:-500}
+PINGPONG_ROUNDS_64=${PINGPONG_ROUNDS_64:-60}
+RATE_CLIENTS=${RATE_CLIENTS:-16}
+RATE_INFLIGHT=${RATE_INFLIGHT:-8}
+RATE_MESSAGES=${RATE_MESSAGES:-1000}
+C_WINDOW=${C_WINDOW:-8}
 PINGPONG_WARMUP=${PINGPONG_WARMUP:-200}
 WARMUP_HELLO=${WARMUP_HELLO:-250}
 WARMUP_PINGPONG=${WARMUP_PINGPONG:-10000}
@@ -91,10 +102,11 @@ metric() {   # NAME TAG -> the value of an actuator metric, or n/a
 start_servers() {
   "$BIN/baseline_server" hello "$ADDR" "$C_HELLO_PORT" > "$LOG/c-hello.log" 2>&1 &
   c_hello=$!
-  "$BIN/baseline_server" pingpong "$ADDR" "$C_PINGPONG_PORT" > "$LOG/c-pingpong.log" 2>&1 &
+  "$BIN/baseline_server" pingpong "$ADDR" "$C_PINGPONG_PORT" --window "$C_WINDOW" > "$LOG/c-pingpong.log" 2>&1 &
   c_pingpong=$!
   if [ "$C_BUSY_POLL_US" -gt 0 ]; then
-    "$BIN/baseline_server" pingpong "$ADDR" "$C_SPIN_PORT" --busy-poll-us "$C_BUSY_POLL_US" > "$LOG/c-spin.log" 2>&1 &
+    "$BIN/baseline_server" pingpong "$ADDR" "$C_SPIN_PORT" --window "$C_WINDOW" --busy-poll-us "$C_BUSY_POLL_US" \
+      > "$LOG/c-spin.log" 2>&1 &
     c_spin=$!
   fi
   local t0=$SECONDS
@@ -108,29 +120,34 @@ start_servers() {
   echo "INFO java_start_seconds=$((SECONDS - t0)) java_pid=$java_pid java_cmd=$(tr '\0' ' ' < "/proc/$java_pid/cmdline" | cut -c1-400)"
 }
 
-# run SERVER PROTO CONCURRENCY REP [measured=1]
+# run SERVER PROTO CONCURRENCY REP: PROTO hello, pingpong (one message in flight per client) or
+# rate (ping-pong with RATE_INFLIGHT messages in flight per client)
 run() {
-  local server=$1 proto=$2 conc=$3 rep=$4 port pid args out crc t0 t1
-  case $server/$proto in
+  local server=$1 proto=$2 conc=$3 rep=$4 port pid args out crc t0 t1 wire=$2
+  [ "$proto" = rate ] && wire=pingpong
+  case $server/$wire in
     c/hello) port=$C_HELLO_PORT; pid=$c_hello;;
     c/pingpong) port=$C_PINGPONG_PORT; pid=$c_pingpong;;
     cspin/pingpong) port=$C_SPIN_PORT; pid=$c_spin;;
     java/hello) port=$J_HELLO_PORT; pid=$java_pid;;
     java/pingpong) port=$J_PINGPONG_PORT; pid=$java_pid;;
   esac
-  if [ "$proto" = hello ]; then
-    if [ "$conc" = 1 ]; then args=(--cycles "$HELLO_CYCLES"); else args=(--cycles "$HELLO_CYCLES_8"); fi
-  else
-    if [ "$conc" = 1 ]; then args=(--rounds "$PINGPONG_ROUNDS"); else args=(--rounds "$PINGPONG_ROUNDS_4"); fi
-    args+=(--warmup "$PINGPONG_WARMUP")
-  fi
+  case $proto/$conc in
+    hello/1) args=(--cycles "$HELLO_CYCLES");;
+    hello/*) args=(--cycles "$HELLO_CYCLES_8");;
+    pingpong/1) args=(--rounds "$PINGPONG_ROUNDS");;
+    pingpong/4) args=(--rounds "$PINGPONG_ROUNDS_4");;
+    pingpong/*) args=(--rounds "$PINGPONG_ROUNDS_64");;
+    rate/*) args=(--rounds "$RATE_MESSAGES" --inflight "$RATE_INFLIGHT");;
+  esac
+  [ "$wire" = pingpong ] && args+=(--warmup "$PINGPONG_WARMUP")
   [ "$rep" = warmup ] || args+=(--latency-file "$LOG/lat-$server-$proto-$conc")
   t0=$(cpu_ticks "$pid")
   [ "$server" = java ] && thread_ticks "$pid" > "$LOG/threads.before"
-  out=$("$BIN/load_client" "$proto" "$ADDR" "$port" "${args[@]}" --concurrency "$conc" --timeout 300 2>"$LOG/client.err")
+  out=$("$BIN/load_client" "$wire" "$ADDR" "$port" "${args[@]}" --concurrency "$conc" --timeout 300 2>"$LOG/client.err")
   crc=$?
   t1=$(cpu_ticks "$pid")
-  echo "$out" | sed "s/^RESULT $proto /RESULT $proto server=$server rep=$rep cpu_ms=$(( (t1 - t0) * 1000 / $(getconf CLK_TCK) )) /"
+  echo "$out" | sed "s/^RESULT $wire /RESULT $proto server=$server rep=$rep cpu_ms=$(( (t1 - t0) * 1000 / $(getconf CLK_TCK) )) /"
   if [ "$server" = java ]; then
     thread_ticks "$pid" > "$LOG/threads.after"
     echo "THREADS $proto c=$conc rep=$rep: $(thread_delta "$LOG/threads.before" "$LOG/threads.after")"
@@ -178,21 +195,24 @@ stop_servers() {
   tail -n 3 "$LOG/java.log" | sed 's/^/INFO java log tail: /'
 }
 
+TESTS=("hello 1" "hello 8" "pingpong 1" "pingpong 4" "pingpong 64" "rate $RATE_CLIENTS")
+
 main() {
   echo "== kernel $(uname -r), $(nproc) vCPU, $(awk '/MemTotal/{print int($2/1024)}' /proc/meminfo) MiB, addr $ADDR, rounds $ROUNDS"
-  echo "INFO hello_cycles=$HELLO_CYCLES hello_cycles_8=$HELLO_CYCLES_8 pingpong_rounds=$PINGPONG_ROUNDS pingpong_rounds_4=$PINGPONG_ROUNDS_4 pingpong_warmup=$PINGPONG_WARMUP warmup_hello=$WARMUP_HELLO warmup_pingpong=$WARMUP_PINGPONG"
+  echo "INFO hello_cycles=$HELLO_CYCLES hello_cycles_8=$HELLO_CYCLES_8 pingpong_rounds=$PINGPONG_ROUNDS pingpong_rounds_4=$PINGPONG_ROUNDS_4 pingpong_rounds_64=$PINGPONG_ROUNDS_64 rate_clients=$RATE_CLIENTS rate_inflight=$RATE_INFLIGHT rate_messages=$RATE_MESSAGES c_window=$C_WINDOW pingpong_warmup=$PINGPONG_WARMUP warmup_hello=$WARMUP_HELLO warmup_pingpong=$WARMUP_PINGPONG"
   if ! start_servers; then stop_servers; echo "== failures: $failures"; return 1; fi
 
   local t0=$SECONDS server
   for server in c java; do   # the same warm-up for both (JIT for the JVM, caches for both)
     HELLO_CYCLES_8=$WARMUP_HELLO run "$server" hello 8 warmup
     PINGPONG_ROUNDS_4=$WARMUP_PINGPONG run "$server" pingpong 4 warmup
+    run "$server" rate "$RATE_CLIENTS" warmup
   done
   [ -z "${c_spin:-}" ] || PINGPONG_ROUNDS_4=$WARMUP_PINGPONG run cspin pingpong 4 warmup
   local settle jit0 jit1 test
   for settle in $(seq "$JIT_SETTLE_ROUNDS"); do
     jit0=$(jit_ms "$java_pid")
-    for test in "hello 1" "hello 8" "pingpong 1" "pingpong 4"; do
+    for test in "${TESTS[@]}"; do
       # shellcheck disable=SC2086
       run java $test warmup
     done
@@ -206,10 +226,10 @@ main() {
   local rep order
   for rep in $(seq "$ROUNDS"); do
     if [ $((rep % 2)) = 1 ]; then order="c java"; else order="java c"; fi
-    for test in "hello 1" "hello 8" "pingpong 1" "pingpong 4"; do
+    for test in "${TESTS[@]}"; do
       servers=$order
       # the busy-polling C server in the middle: each pair of neighbours stays back to back
-      case "$test/${c_spin:-}" in pingpong*/?*) servers="${order% *} cspin ${order#* }";; esac
+      case "$test/${c_spin:-}" in pingpong*/?*|rate*/?*) servers="${order% *} cspin ${order#* }";; esac
       for server in $servers; do
         # shellcheck disable=SC2086
         run "$server" $test "$rep"

@@ -30,7 +30,7 @@ if [ -z "${SAMPLE_JAR:-}" ]; then
 fi
 echo "== host: $(nproc) CPUs, load average before: $(cut -d' ' -f1-3 /proc/loadavg)"
 set +e
-"$ROOT/tools/rxe-vm/rxe-vm.sh" -t 1200 "$@" -w "$HERE/target" -- "$HERE/compare-in-vm.sh"
+"$ROOT/tools/rxe-vm/rxe-vm.sh" -t 2400 "$@" -w "$HERE/target" -- "$HERE/compare-in-vm.sh"
 rc=$?
 echo "== host load average after: $(cut -d' ' -f1-3 /proc/loadavg)"
 [ -s "$HERE/target/compare-results.txt" ] || { echo "compare.sh: the VM run left no results (rxe-vm.sh exit $rc)" >&2; exit $(( rc ? rc : 2 )); }
