@@ -6,6 +6,7 @@
 #                                                                           CQ poll and rpma_write (soft-RoCE VM,
 #                                                                           or this machine if it has a device)
 #   rpma-benchmarks/bench.sh dispatch   [DispatchBenchmark options]          the starter's dispatch path vs bare loops
+#   rpma-benchmarks/bench.sh datapath   [MessageLoopBenchmark options]       the event loop's bytes and CPU per message
 #
 # Each builds rpma-benchmarks/target/benchmarks.jar first (skip with BENCH_NO_BUILD=1) and prints
 # the numbers and the typed/raw or starter/bare ratios of that one run; the output is also saved in
@@ -60,8 +61,13 @@ case "$COMMAND" in
     java -Xms2g -Xmx2g -XX:+AlwaysPreTouch -cp "$JAR" dev.rpma.benchmarks.dispatch.DispatchBenchmark "$@" \
       2>&1 | tee "$HERE/target/bench-dispatch.txt"
     ;;
+  datapath)
+    build
+    java -Xms1g -Xmx1g -XX:+AlwaysPreTouch -cp "$JAR" dev.rpma.benchmarks.datapath.MessageLoopBenchmark "$@" \
+      2>&1 | tee "$HERE/target/bench-datapath.txt"
+    ;;
   *)
-    sed -n '2,16p' "$0" >&2
+    sed -n '2,17p' "$0" >&2
     exit 2
     ;;
 esac
