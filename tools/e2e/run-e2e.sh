@@ -45,7 +45,11 @@ if [ $BUILD = 1 ]; then
   # the relative outputFile lands in each module's own target/
   mvn -B -q -Dstyle.color=never package dependency:build-classpath -pl sample-app -am -DskipTests \
     -Dmdep.outputFile=target/e2e-classpath.txt -Dmdep.includeScope=test >&2
+  # the C clients that behave as librpma's example clients (and the load and bad-message tools)
+  bash tools/e2e/build-c-clients.sh >/dev/null
 fi
+C_CLIENTS=$ROOT/sample-app/target/c-clients
+[ -x "$C_CLIENTS/pingpong_client" ] || { echo "run-e2e: no C clients in $C_CLIENTS: run without --no-build" >&2; exit 125; }
 JAR=$(ls "$ROOT"/sample-app/target/sample-app-*.jar 2>/dev/null | grep -v -- '-plain\.jar$' | head -1 || true)
 [ -n "$JAR" ] && [ -f "$CLASSPATH_FILE" ] || { echo "run-e2e: no build found: run without --no-build" >&2; exit 125; }
 
@@ -70,7 +74,7 @@ tools/rxe-vm/run-java-tests.sh --mode "$MODE" -t "$TIMEOUT" \
   --classpath-file "$CLASSPATH_FILE" \
   --class-path "$ROOT/sample-app/target/test-classes" --class-path "$ROOT/sample-app/target/classes" \
   --reports-dir "$REPORTS" "${SELECT[@]}" --include-tag rdma \
-  -- -Dsample.jar="$JAR" -Dsample.logs="$REPORTS" \
+  -- -Dsample.jar="$JAR" -Dsample.logs="$REPORTS" -Dsample.c-clients="$C_CLIENTS" \
      "-Dsample.jvm-options=-XX:TieredStopAtLevel=1 -XX:+UseSerialGC"
 rc=$?
 set -e

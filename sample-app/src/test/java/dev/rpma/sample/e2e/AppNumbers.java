@@ -48,16 +48,33 @@ record AppNumbers(Map<String, Long> counters, Map<String, Long> established, Map
             established.put("rpma " + name, events.path("established").asLong());
             established.put("prometheus " + name,
                     prometheus.count("rpma_connection_events_total", "endpoint", name, "type", "established"));
-            active.put("rpma " + name, endpoint.path("activeConnections").asLong());
-            active.put("prometheus " + name, prometheus.count("rpma_connections_active_connections", "endpoint", name));
+            JsonNode sessions = endpoint.path("sessions");
+            long ended = 0;
+            for (String reason : Expected.END_REASONS) {
+                long rpmaCount = sessions.path("ended").path(reason).asLong();
+                ended += rpmaCount;
+                counters.put("rpma " + name + " ended " + reason, rpmaCount);
+                counters.put("prometheus " + name + " ended " + reason,
+                        prometheus.count("rpma_sessions_ended_sessions_total", "endpoint", name, "reason", reason));
+            }
+            counters.put("rpma " + name + " ended", ended);
+            for (String reason : Expected.BAD_MESSAGES) {
+                counters.put("prometheus " + name + " bad " + reason,
+                        prometheus.count("rpma_messages_bad_messages_total", "endpoint", name, "reason", reason));
+            }
+            active.put("rpma " + name, sessions.path("active").asLong());
+            active.put("prometheus " + name, prometheus.count("rpma_sessions_active_sessions", "endpoint", name));
             active.put("health " + name, health.path("components").path("rpma").path("components").path(name)
-                .path("details").path("activeConnections").asLong(-1));
+                .path("details").path("activeSessions").asLong(-1));
         }
         counters.put("prometheus sample_pingpong_rounds", prometheus.count("sample_pingpong_rounds_total"));
+        long doneOrClosed = 0;
         for (String outcome : List.of("done", "closed", "failed")) {
-            counters.put("prometheus sample_pingpong_sessions " + outcome,
-                    prometheus.count("sample_pingpong_sessions_total", "outcome", outcome));
+            long count = prometheus.count("sample_pingpong_sessions_total", "outcome", outcome);
+            counters.put("prometheus sample_pingpong_sessions " + outcome, count);
+            doneOrClosed += outcome.equals("failed") ? 0 : count;
         }
+        counters.put("prometheus sample_pingpong_sessions done+closed", doneOrClosed);
         return new AppNumbers(counters, established, active, health);
     }
 
@@ -75,8 +92,8 @@ record AppNumbers(Map<String, Long> counters, Map<String, Long> established, Map
         return changes;
     }
 
-    /** Active connections an endpoint reports in each source. */
-    long activeConnections(String endpoint) {
+    /** Active sessions of an endpoint, as {@code /actuator/rpma} reports them. */
+    long activeSessions(String endpoint) {
         return this.active.get("rpma " + endpoint);
     }
 }

@@ -20,9 +20,11 @@ import java.util.List;
  * {@code sample-app/target/sample-app-*.jar} next to the test classes)</li>
  * <li>system property {@code sample.jvm-options}: options for the app and client JVMs, space-separated</li>
  * <li>system property {@code sample.logs}: where the processes' logs go</li>
+ * <li>system property {@code sample.c-clients}: the directory of the C test clients (default
+ * {@code sample-app/target/c-clients}, where {@code tools/e2e/build-c-clients.sh} puts them)</li>
  * </ul>
  */
-record E2eEnvironment(Path sampleJar, List<String> javaCommand, Path logDirectory) {
+record E2eEnvironment(Path sampleJar, List<String> javaCommand, Path logDirectory, Path cClients) {
 
     static final String SAME_IP = "RPMA_TEST_SAME_IP";
 
@@ -44,7 +46,23 @@ record E2eEnvironment(Path sampleJar, List<String> javaCommand, Path logDirector
         }
         Path logs = Paths.get(System.getProperty("sample.logs", "target/e2e-logs"));
         Files.createDirectories(logs);
-        return new E2eEnvironment(jar, List.copyOf(java), logs);
+        Path cClients = Paths.get(System.getProperty("sample.c-clients", defaultCClients()));
+        return new E2eEnvironment(jar, List.copyOf(java), logs, cClients);
+    }
+
+    /** The C test client {@code name}, built. */
+    Path cClient(String name) {
+        Path program = this.cClients.resolve(name);
+        if (!Files.isExecutable(program)) {
+            throw new IllegalStateException("The C test client " + program + " is missing: build it with"
+                    + " tools/e2e/build-c-clients.sh or point -Dsample.c-clients at its directory");
+        }
+        return program;
+    }
+
+    private static String defaultCClients() {
+        Path target = Paths.get("sample-app", "target");
+        return (Files.isDirectory(target) ? target : Paths.get("target")).resolve("c-clients").toString();
     }
 
     static String address(String variable) {

@@ -18,8 +18,14 @@ final class Expected {
 
     static final List<String> ENDPOINTS = List.of("default", "read", "pingpong");
 
-    static final List<String> REJECT_REASONS = List.of("handler", "queue-full", "handler-failed", "deadline", "paused",
+    static final List<String> REJECT_REASONS = List.of("handler", "queue-full", "capacity", "handler-failed",
+            "deadline", "paused", "shutdown");
+
+    /** How sessions end; which of closed, closed-by-server and lost a clean exchange gives is a race. */
+    static final List<String> END_REASONS = List.of("closed", "closed-by-server", "lost", "idle", "error", "capacity",
             "shutdown");
+
+    static final List<String> BAD_MESSAGES = List.of("oversized", "empty", "malformed");
 
     private final Map<String, Long> accepted = new TreeMap<>();
 
@@ -30,6 +36,14 @@ final class Expected {
     private long sessionsDone;
 
     private long sessionsClosed;
+
+    private long sessionsDoneOrClosed;
+
+    private long sessionsFailed;
+
+    private final Map<String, Long> endedAs = new TreeMap<>();
+
+    private final Map<String, Long> bad = new TreeMap<>();
 
     synchronized Expected accepted(String endpoint) {
         this.accepted.merge(endpoint, 1L, Long::sum);
@@ -57,7 +71,37 @@ final class Expected {
         return this;
     }
 
-    /** The changes every source must show. */
+    /**
+     * A ping-pong session of a client that sends I_M_DONE and disconnects at once, as librpma's
+     * example client does: its I_M_DONE may be flushed by its own disconnect, so the session ends
+     * done or closed.
+     */
+    synchronized Expected pingPongDoneOrClosed(long rounds) {
+        accepted("pingpong");
+        this.rounds += rounds;
+        this.sessionsDoneOrClosed++;
+        return this;
+    }
+
+    /** A ping-pong session the server ended for a bad message of {@code kind} (no rounds). */
+    synchronized Expected pingPongBadMessage(String kind) {
+        accepted("pingpong");
+        this.sessionsFailed++;
+        this.bad.merge(kind, 1L, Long::sum);
+        endedAs("pingpong", "error");
+        return this;
+    }
+
+    /** One session of {@code endpoint} ended for {@code reason}, among those accepted. */
+    synchronized Expected endedAs(String endpoint, String reason) {
+        this.endedAs.merge(endpoint + " " + reason, 1L, Long::sum);
+        return this;
+    }
+
+    /**
+     * The changes every source must show (others may change too: the reasons a clean session ended
+     * for are a race, and are compared only where a test says so with {@link #endedAs}).
+     */
     synchronized Map<String, Long> changes() {
         Map<String, Long> changes = new TreeMap<>();
         for (String endpoint : ENDPOINTS) {
@@ -76,17 +120,33 @@ final class Expected {
             }
             changes.put("rpma " + endpoint + " obtained", accepted + rejectedTotal);
             changes.put("rpma " + endpoint + " failed-to-connect", 0L);
+            changes.put("rpma " + endpoint + " ended", accepted);
+            for (String reason : List.of("idle", "error", "capacity", "shutdown")) {
+                long count = this.endedAs.getOrDefault(endpoint + " " + reason, 0L);
+                for (String source : AppNumbers.SOURCES) {
+                    changes.put(source + " " + endpoint + " ended " + reason, count);
+                }
+            }
+        }
+        for (String kind : BAD_MESSAGES) {
+            changes.put("prometheus pingpong bad " + kind, this.bad.getOrDefault(kind, 0L));
         }
         changes.put("prometheus sample_pingpong_rounds", this.rounds);
-        changes.put("prometheus sample_pingpong_sessions done", this.sessionsDone);
-        changes.put("prometheus sample_pingpong_sessions closed", this.sessionsClosed);
-        changes.put("prometheus sample_pingpong_sessions failed", 0L);
+        if (this.sessionsDoneOrClosed == 0) {
+            changes.put("prometheus sample_pingpong_sessions done", this.sessionsDone);
+            changes.put("prometheus sample_pingpong_sessions closed", this.sessionsClosed);
+        }
+        changes.put("prometheus sample_pingpong_sessions done+closed",
+                this.sessionsDone + this.sessionsClosed + this.sessionsDoneOrClosed);
+        changes.put("prometheus sample_pingpong_sessions failed", this.sessionsFailed);
         return changes;
     }
 
     @Override
     public synchronized String toString() {
         return "accepted " + this.accepted + ", rejected " + this.rejected + ", ping-pong rounds " + this.rounds
-                + ", sessions done " + this.sessionsDone + ", closed " + this.sessionsClosed;
+                + ", sessions done " + this.sessionsDone + ", closed " + this.sessionsClosed + ", done or closed "
+                + this.sessionsDoneOrClosed + ", failed " + this.sessionsFailed + ", bad messages " + this.bad
+                + ", ended as " + this.endedAs;
     }
 }

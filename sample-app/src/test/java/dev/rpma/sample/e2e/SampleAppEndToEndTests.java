@@ -40,12 +40,14 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.fail;
 
 /**
- * The sample app's runnable jar over real RDMA, seen from outside: a Java client (in this JVM, or
- * as a process) speaks the three example protocols, and the app's {@code /actuator} must agree with
- * what the clients did. One app process per topology, tests in order; the last one stops it.
+ * The sample app's runnable jar over real RDMA, seen from outside: C clients that behave as librpma's
+ * example clients do, and a Java client (in this JVM, or as a process), speak the three example
+ * protocols, and the app's {@code /actuator} must agree with what the clients did. One app process
+ * per topology, tests in order; the last one stops it.
  *
- * <p>The app runs with a ping-pong endpoint of one handler thread and a queue of one, so that one
- * held session plus one queued request fill it, and a 5 s grace period.
+ * <p>The app runs with its own configuration and the default thread settings, plus a 5 s grace
+ * period and an idle timeout of {@value #IDLE_TIMEOUT_SECONDS} s on the {@code read} endpoint (whose
+ * clients send no messages), so that silent connections are seen disconnected within a test.
  */
 @Tag("rdma")
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
@@ -64,9 +66,17 @@ abstract class SampleAppEndToEndTests {
 
     static final int PING_PONG_ROUNDS = 100;
 
-    static final int OVERFLOW_CLIENTS = 6;
+    static final int IDLE_TIMEOUT_SECONDS = 4;
 
-    static final int CYCLES = 200;
+    /** Issue 17: 256 connections on one endpoint, 192 of them idle. */
+    static final int IDLE_CONNECTIONS = 192;
+
+    static final int PING_PONG_CLIENTS = 64;
+
+    static final int MIXED_SESSIONS = 1000;
+
+    /** C clients run at once in the mixed sessions. */
+    static final int MIXED_PARALLEL = 8;
 
     private E2eEnvironment environment;
 
@@ -96,9 +106,7 @@ abstract class SampleAppEndToEndTests {
         this.app = SampleAppProcess.start(this.environment, "sample-app-" + topology(), Duration.ofMinutes(8),
                 "--rpma.server.address=" + serverAddress(),
                 "--rpma.server.shutdown.grace-period=" + GRACE_PERIOD.toSeconds() + "s",
-                "--rpma.server.endpoints.pingpong.acceptor.handler-threads=1",
-                "--rpma.server.endpoints.pingpong.acceptor.queue-capacity=1",
-                "--rpma.server.endpoints.pingpong.acceptor.request-deadline=120s");
+                "--rpma.server.endpoints.read.limits.idle-timeout=" + IDLE_TIMEOUT_SECONDS + "s");
         record("app started (until /actuator/health answered) in " + seconds(System.nanoTime() - start));
         this.client = SampleClient.open(Rpma.get(), serverAddress(), CLIENT_TIMEOUT);
     }
@@ -151,68 +159,151 @@ abstract class SampleAppEndToEndTests {
 
     @Test
     @Order(3)
-    void aQueueOverflowRejectsTheExcessAndTheAppKeepsServing() throws Exception {
+    void theExampleClientsWrittenInCCompleteAgainstTheApp() throws Exception {
         AppNumbers before = AppNumbers.read(this.app);
-        RdmaResources resourcesBefore = RdmaResources.snapshot();
         Expected expected = new Expected();
-        ExecutorService pool = Executors.newFixedThreadPool(OVERFLOW_CLIENTS + 1);
-        try {
-            CountDownLatch holding = new CountDownLatch(1);
-            CountDownLatch release = new CountDownLatch(1);
-            Future<PingPongResult> holder = pool.submit(() -> this.client.pingPong(ExampleProtocols.PING_PONG_PORT,
-                    PingPongOptions.of(0, 1).holding(Duration.ofMinutes(5), release, holding::countDown)));
-            assertThat(holding.await(3, TimeUnit.MINUTES)).as("the first client holds its session").isTrue();
-            awaitActiveConnections("pingpong", 1);
-            List<Future<PingPongResult>> crowd = new ArrayList<>();
-            for (int i = 1; i <= OVERFLOW_CLIENTS; i++) {
-                long seed = 100L * i;
-                crowd.add(pool.submit(() -> this.client.pingPong(ExampleProtocols.PING_PONG_PORT, seed, 1)));
-            }
-            // the single handler thread serves the holder, one request waits in the queue of one,
-            // every other is rejected at once
-            await("the acceptor rejected " + (OVERFLOW_CLIENTS - 1) + " requests as queue-full",
-                    () -> rejected("pingpong", "queue-full") - before.counters().get("rpma pingpong rejected queue-full")
-                            == OVERFLOW_CLIENTS - 1);
-            release.countDown();
-            assertThat(holder.get(3, TimeUnit.MINUTES).lastReply()).isEqualTo(1);
-            expected.pingPong(1);
-            int served = 0;
-            int rejected = 0;
-            for (Future<PingPongResult> future : crowd) {
-                try {
-                    assertThat(future.get(3, TimeUnit.MINUTES).rounds()).isEqualTo(1);
-                    served++;
-                    expected.pingPong(1);
-                }
-                catch (ExecutionException ex) {
-                    assertThat(ex.getCause()).isInstanceOfSatisfying(SampleClientException.class,
-                            (failure) -> assertThat(failure.failure()).isEqualTo(Failure.REJECTED));
-                    rejected++;
-                    expected.rejected("pingpong", "queue-full");
-                }
-            }
-            assertThat(served).as("clients served after the holder").isEqualTo(1);
-            assertThat(rejected).as("clients rejected as queue-full").isEqualTo(OVERFLOW_CLIENTS - 1);
-        }
-        finally {
-            pool.shutdownNow();
-        }
-        awaitActiveConnections("pingpong", 0);
-        Map<String, Long> delta = RdmaResources.snapshot().minus(resourcesBefore);
-        record((OVERFLOW_CLIENTS - 1) + " requests rejected as queue-full (and " + (OVERFLOW_CLIENTS + 1)
-                + " sessions served) changed the kernel's RDMA resources by " + delta);
-        assertThat(delta).as("rejected requests keep no QP, CQ or MR").containsEntry("qp", 0L).containsEntry("cq", 0L)
-            .containsEntry("mr", 0L);
-        assertThat(delta.get("cm_id")).as("CM ids kept by the rejects").isBetween(0L, (long) OVERFLOW_CLIENTS - 1);
-        assertThat(this.client.hello(ExampleProtocols.HELLO_PORT)).isEqualTo(ExampleProtocols.SERVER_GREETING);
+        String port = String.valueOf(ExampleProtocols.HELLO_PORT);
+        CClient.Result hello = CClient.run(this.environment, "hello_client", "hello-" + topology(), CLIENT_TIMEOUT,
+                serverAddress(), port, "--timeout", "60");
+        // example 01's client waits for the server's disconnect: it ends only if the app sends it
+        assertThat(hello.exitCode()).as(hello.toString()).isZero();
+        assertThat(hello.output()).contains("Received a message: " + ExampleProtocols.SERVER_GREETING);
         expected.accepted("default");
-        assertThat(this.client.pingPong(ExampleProtocols.PING_PONG_PORT, 5, 10).lastReply()).isEqualTo(15);
-        expected.pingPong(10);
+        CClient.Result read = CClient.run(this.environment, "read_client", "read-" + topology(), CLIENT_TIMEOUT,
+                serverAddress(), String.valueOf(ExampleProtocols.READ_PORT), "--timeout", "60");
+        assertThat(read.exitCode()).as(read.toString()).isZero();
+        assertThat(read.output()).contains("Read a message: " + ExampleProtocols.READ_CONTENT);
+        expected.accepted("read");
+        CClient.Result pingPong = CClient.run(this.environment, "pingpong_client", "pingpong-" + topology(),
+                CLIENT_TIMEOUT, serverAddress(), String.valueOf(ExampleProtocols.PING_PONG_PORT), "1000", "50",
+                "--timeout", "60", "--quiet");
+        assertThat(pingPong.exitCode()).as(pingPong.toString()).isZero();
+        assertThat(pingPong.result("rounds")).isEqualTo(49);
+        assertThat(pingPong.result("last")).isEqualTo(1049);
+        expected.pingPongDoneOrClosed(49);
+        assertTheAppAgrees(before, expected);
+    }
+
+    /**
+     * 192 connections that connect and then send nothing, and 64 ping-pong clients at once, on one
+     * endpoint with the default thread settings (4 handler threads): no session holds a thread, so
+     * all 256 are served at once.
+     */
+    @Test
+    @Order(4)
+    void twoHundredFiftySixConcurrentConnectionsOnOneEndpointAreAllServedWithTheDefaultThreads() throws Exception {
+        AppNumbers before = AppNumbers.read(this.app);
+        Expected expected = new Expected();
+        String port = String.valueOf(ExampleProtocols.PING_PONG_PORT);
+        CClient holder = CClient.start(this.environment, "conn_holder", "holder-" + topology(), serverAddress(), port,
+                "--count", String.valueOf(IDLE_CONNECTIONS), "--hold", "600", "--timeout", "120");
+        await("the holder's " + IDLE_CONNECTIONS + " connections established",
+                () -> holder.output().contains("ESTABLISHED ") || !holder.isAlive());
+        assertThat(holder.output().lines()).as(holder.output()).contains("ESTABLISHED " + IDLE_CONNECTIONS);
+        awaitActiveSessions("pingpong", IDLE_CONNECTIONS);
+        long start = System.nanoTime();
+        List<CClient> clients = new ArrayList<>();
+        for (int i = 0; i < PING_PONG_CLIENTS; i++) {
+            // 100 round trips 300 ms apart: each lasts 30 s, long enough for all 64 to overlap (under the
+            // emulator the last one connects up to 20 s after the first)
+            clients.add(CClient.start(this.environment, "pingpong_client", "pingpong-" + topology() + "-" + i,
+                    serverAddress(), port, String.valueOf(1000L * i), "101", "300000", "--timeout", "180", "--quiet"));
+        }
+        long peak = 0;
+        while (clients.stream().anyMatch(CClient::isAlive)) {
+            peak = Math.max(peak, rpma().path("endpoints").path("pingpong").path("sessions").path("active").asLong());
+            Thread.sleep(200);
+        }
+        for (int i = 0; i < PING_PONG_CLIENTS; i++) {
+            CClient.Result result = clients.get(i).finish(CLIENT_TIMEOUT);
+            assertThat(result.exitCode()).as(result.toString()).isZero();
+            assertThat(result.result("last")).as(result.name()).isEqualTo(1000L * i + 100);
+            expected.pingPongDoneOrClosed(100);
+        }
+        long elapsed = System.nanoTime() - start;
+        CClient.Result held = holder.terminate(CLIENT_TIMEOUT);
+        assertThat(held.result("established")).as(held.toString()).isEqualTo(IDLE_CONNECTIONS);
+        assertThat(held.result("closed_by_server")).as("idle connections the server closed").isZero();
+        for (int i = 0; i < IDLE_CONNECTIONS; i++) {
+            // the idle ones never sent a message: each ends closed, after no rounds
+            expected.pingPongClosed(0);
+        }
+        record(IDLE_CONNECTIONS + " idle connections and " + PING_PONG_CLIENTS + " ping-pong clients (100 rounds each)"
+                + " on one endpoint: peak " + peak + " sessions at once, the clients took " + seconds(elapsed));
+        assertThat(peak).as("sessions open at once on the ping-pong endpoint").isEqualTo(
+                IDLE_CONNECTIONS + PING_PONG_CLIENTS);
         assertTheAppAgrees(before, expected);
     }
 
     @Test
-    @Order(4)
+    @Order(5)
+    void silentConnectionsAreDisconnectedAtTheIdleTimeoutWhileTheEndpointServesOthers() throws Exception {
+        AppNumbers before = AppNumbers.read(this.app);
+        Expected expected = new Expected();
+        int silent = 8;
+        String port = String.valueOf(ExampleProtocols.READ_PORT);
+        CClient holder = CClient.start(this.environment, "conn_holder", "idle-" + topology(), serverAddress(), port,
+                "--count", String.valueOf(silent), "--hold", "120", "--timeout", "60");
+        await("the silent connections established", () -> holder.output().contains("ESTABLISHED ") || !holder.isAlive());
+        // meanwhile the endpoint serves its readers
+        for (int i = 0; i < 3; i++) {
+            assertThat(this.client.read(ExampleProtocols.READ_PORT)).isEqualTo(ExampleProtocols.READ_CONTENT);
+            expected.accepted("read");
+        }
+        await("the server closed every silent connection",
+                () -> holder.output().lines().filter((line) -> line.startsWith("CLOSED ")).count() == silent
+                        || !holder.isAlive());
+        CClient.Result held = holder.terminate(CLIENT_TIMEOUT);
+        assertThat(held.lines("CLOSED ")).as(held.toString()).hasSize(silent).allSatisfy((line) -> {
+            long afterMs = Long.parseLong(line.replaceAll(".*after_ms=(\\d+).*", "$1"));
+            // looked at four times per timeout: within 1.25 timeouts, plus the disconnect's way to the client
+            assertThat(afterMs).as(line).isBetween(IDLE_TIMEOUT_SECONDS * 1000L, IDLE_TIMEOUT_SECONDS * 1250L + 3000);
+        });
+        assertThat(held.result("closed_by_server")).isEqualTo(silent);
+        for (int i = 0; i < silent; i++) {
+            expected.accepted("read").endedAs("read", "idle");
+        }
+        record(silent + " silent connections closed by the idle timeout (" + IDLE_TIMEOUT_SECONDS + " s) after "
+                + held.lines("CLOSED ").stream().map((line) -> line.replaceAll(".*after_ms=(\\d+).*", "$1"))
+                    .toList() + " ms");
+        assertTheAppAgrees(before, expected);
+    }
+
+    @Test
+    @Order(6)
+    void oversizedEmptyAndOutOfProtocolMessagesEachEndOnlyTheirOwnConnection() throws Exception {
+        AppNumbers before = AppNumbers.read(this.app);
+        Expected expected = new Expected();
+        String port = String.valueOf(ExampleProtocols.PING_PONG_PORT);
+        // a ping-pong session that runs through all three
+        CClient steady = CClient.start(this.environment, "pingpong_client", "steady-" + topology(), serverAddress(),
+                port, "7", "101", "200000", "--timeout", "120", "--quiet");
+        awaitActiveSessions("pingpong", 1);
+        String[][] cases = { { "oversized", "64" }, { "empty" }, { "short", "3" } };
+        String[] kinds = { "oversized", "empty", "malformed" };
+        for (int i = 0; i < cases.length; i++) {
+            List<String> args = new ArrayList<>(List.of(serverAddress(), port));
+            args.addAll(List.of(cases[i]));
+            args.addAll(List.of("--wait", "30", "--timeout", "60"));
+            CClient.Result bad = CClient.run(this.environment, "bad_client", "bad-" + cases[i][0] + "-" + topology(),
+                    CLIENT_TIMEOUT, args.toArray(String[]::new));
+            assertThat(bad.exitCode()).as(bad.toString()).isZero();
+            assertThat(bad.output()).as(bad.toString()).contains("SERVER CLOSED");
+            expected.pingPongBadMessage(kinds[i]);
+            record("bad message '" + String.join(" ", cases[i]) + "': " + String.join("; ", bad.lines("COMPLETION"))
+                    + "; " + String.join("; ", bad.lines("SERVER CLOSED")));
+        }
+        assertThat(steady.isAlive()).as("the steady client still runs: " + steady.output()).isTrue();
+        CClient.Result result = steady.finish(CLIENT_TIMEOUT);
+        assertThat(result.exitCode()).as(result.toString()).isZero();
+        assertThat(result.result("last")).isEqualTo(107);
+        expected.pingPongDoneOrClosed(100);
+        assertTheAppAgrees(before, expected);
+        assertThat(this.app.log()).contains("of endpoint 'pingpong' ends: ");
+    }
+
+    @Test
+    @Order(7)
     void aClientKilledMidConnectionIsSeenClosedOrLostAndCleanedUp() throws Exception {
         AppNumbers before = AppNumbers.read(this.app);
         RdmaResources resourcesBefore = RdmaResources.snapshot();
@@ -225,7 +316,7 @@ abstract class SampleAppEndToEndTests {
             await("the client process holds its session",
                     () -> read(output).contains("holding the connection") || !process.isAlive());
             assertThat(process.isAlive()).as("client process alive; its output:\n" + read(output)).isTrue();
-            awaitActiveConnections("pingpong", 1);
+            awaitActiveSessions("pingpong", 1);
             process.destroyForcibly();
             assertThat(process.waitFor(1, TimeUnit.MINUTES)).isTrue();
         }
@@ -240,40 +331,61 @@ abstract class SampleAppEndToEndTests {
     }
 
     @Test
-    @Order(5)
-    void manyConnectServeDisconnectCyclesLeaveTheKernelResourceCountsWhereTheyWere() throws Exception {
+    @Order(8)
+    void aThousandMixedSessionsLeaveTheKernelResourceCountsWhereTheyWere() throws Exception {
         AppNumbers numbersBefore = AppNumbers.read(this.app);
         Expected expected = new Expected();
         RdmaResources before = RdmaResources.snapshot();
         long start = System.nanoTime();
-        for (int i = 0; i < CYCLES; i++) {
-            switch (i % 3) {
-                case 0 -> {
-                    assertThat(this.client.hello(ExampleProtocols.HELLO_PORT)).isEqualTo(ExampleProtocols.SERVER_GREETING);
-                    expected.accepted("default");
-                }
-                case 1 -> {
-                    assertThat(this.client.read(ExampleProtocols.READ_PORT)).isEqualTo(ExampleProtocols.READ_CONTENT);
-                    expected.accepted("read");
-                }
-                default -> {
-                    assertThat(this.client.pingPong(ExampleProtocols.PING_PONG_PORT, i, 1).lastReply()).isEqualTo(i + 1);
-                    expected.pingPong(1);
+        ExecutorService pool = Executors.newFixedThreadPool(MIXED_PARALLEL);
+        try {
+            List<Future<CClient.Result>> runs = new ArrayList<>();
+            for (int i = 0; i < MIXED_SESSIONS; i++) {
+                int session = i;
+                runs.add(pool.submit(() -> mixedSession(session)));
+            }
+            for (int i = 0; i < MIXED_SESSIONS; i++) {
+                CClient.Result result = runs.get(i).get(5, TimeUnit.MINUTES);
+                assertThat(result.exitCode()).as(result.toString()).isZero();
+                switch (i % 3) {
+                    case 0 -> expected.accepted("default");
+                    case 1 -> expected.accepted("read");
+                    default -> {
+                        assertThat(result.result("last")).isEqualTo(i + 2);
+                        expected.pingPongDoneOrClosed(2);
+                    }
                 }
             }
+        }
+        finally {
+            pool.shutdownNow();
         }
         long elapsed = System.nanoTime() - start;
         assertTheAppAgrees(numbersBefore, expected);
         RdmaResources after = RdmaResources.snapshot();
         Map<String, Long> delta = after.minus(before);
-        record(CYCLES + " cycles (hello, read, ping-pong in turn) took " + seconds(elapsed) + "; resources before "
-                + before.counts() + ", after " + after.counts() + ", change " + delta);
-        assertThat(delta).as("kernel RDMA resources after " + CYCLES + " cycles").allSatisfy(
+        record(MIXED_SESSIONS + " sessions (hello, read, ping-pong in turn, by C clients " + MIXED_PARALLEL
+                + " at a time) took " + seconds(elapsed) + "; resources before " + before.counts() + ", after "
+                + after.counts() + ", change " + delta);
+        assertThat(delta).as("kernel RDMA resources after " + MIXED_SESSIONS + " sessions").allSatisfy(
                 (kind, change) -> assertThat(change).as(kind).isZero());
     }
 
+    private CClient.Result mixedSession(int i) throws IOException, InterruptedException {
+        String label = "mixed-" + topology() + "/" + i;
+        return switch (i % 3) {
+            case 0 -> CClient.run(this.environment, "hello_client", label, CLIENT_TIMEOUT, serverAddress(),
+                    String.valueOf(ExampleProtocols.HELLO_PORT), "--timeout", "60");
+            case 1 -> CClient.run(this.environment, "read_client", label, CLIENT_TIMEOUT, serverAddress(),
+                    String.valueOf(ExampleProtocols.READ_PORT), "--timeout", "60");
+            default -> CClient.run(this.environment, "pingpong_client", label, CLIENT_TIMEOUT, serverAddress(),
+                    String.valueOf(ExampleProtocols.PING_PONG_PORT), String.valueOf(i), "3", "--timeout", "60",
+                    "--quiet");
+        };
+    }
+
     @Test
-    @Order(6)
+    @Order(9)
     void aGracefulShutdownWithAClientConnectedEndsWithinTheGracePeriodAndLeavesNothingBehind() throws Exception {
         ExecutorService pool = Executors.newSingleThreadExecutor();
         try {
@@ -281,7 +393,7 @@ abstract class SampleAppEndToEndTests {
             Future<PingPongResult> holder = pool.submit(() -> this.client.pingPong(ExampleProtocols.PING_PONG_PORT,
                     PingPongOptions.of(0, 2).holding(Duration.ofMinutes(5), null, holding::countDown)));
             assertThat(holding.await(3, TimeUnit.MINUTES)).isTrue();
-            awaitActiveConnections("pingpong", 1);
+            awaitActiveSessions("pingpong", 1);
             long start = System.nanoTime();
             int expectedExitCode = stop(this.app);
             Integer exitCode = this.app.awaitExit(GRACE_PERIOD.plus(PROCESS_ALLOWANCE));
@@ -312,11 +424,15 @@ abstract class SampleAppEndToEndTests {
         assertThat(delta).allSatisfy((kind, change) -> assertThat(change).as(kind).isZero());
     }
 
-    /** Lines at WARN or ERROR, except librpma's own report of an empty non-blocking poll. */
+    /**
+     * Lines at WARN or ERROR, except librpma's own report of an empty non-blocking poll and the
+     * lines of the sessions the bad messages ended (one each, asserted by their test).
+     */
     private static List<String> problems(String log) {
         List<String> problems = new ArrayList<>();
         for (String line : log.split("\n")) {
-            if ((line.contains(" WARN ") || line.contains(" ERROR ")) && !line.contains("Resource temporarily unavailable")) {
+            if ((line.contains(" WARN ") || line.contains(" ERROR ")) && !line.contains("Resource temporarily unavailable")
+                    && !line.contains("of endpoint 'pingpong' ends: ")) {
                 problems.add(line);
             }
         }
@@ -334,7 +450,7 @@ abstract class SampleAppEndToEndTests {
         try {
             await("the app's numbers agree with what the clients did", () -> {
                 last[0] = AppNumbers.read(this.app);
-                return last[0].changesSince(before).equals(wanted)
+                return last[0].changesSince(before).entrySet().containsAll(wanted.entrySet())
                         && last[0].active().values().stream().allMatch((active) -> active == 0);
             });
         }
@@ -343,7 +459,7 @@ abstract class SampleAppEndToEndTests {
         }
         AppNumbers after = last[0];
         assertThat(after.changesSince(before)).as("changes of the app's counters; the clients did: " + expected)
-            .containsExactlyInAnyOrderEntriesOf(wanted);
+            .containsAllEntriesOf(wanted);
         Map<String, Long> established = after.establishedSince(before);
         for (String endpoint : Expected.ENDPOINTS) {
             long accepted = wanted.get("rpma " + endpoint + " accepted");
@@ -370,17 +486,9 @@ abstract class SampleAppEndToEndTests {
         return this.app.json("/actuator/rpma");
     }
 
-    private long rejected(String endpoint, String reason) throws IOException, InterruptedException {
-        return rpma().path("endpoints").path(endpoint).path("requests").path("rejected").path(reason).asLong();
-    }
-
-    private long connectionEvents(String endpoint, String type) throws IOException, InterruptedException {
-        return rpma().path("endpoints").path(endpoint).path("connectionEvents").path(type).asLong();
-    }
-
-    private void awaitActiveConnections(String endpoint, long count) throws Exception {
-        await(endpoint + " has " + count + " active connection(s)",
-                () -> rpma().path("endpoints").path(endpoint).path("activeConnections").asLong() == count);
+    private void awaitActiveSessions(String endpoint, long count) throws Exception {
+        await(endpoint + " has " + count + " active session(s)",
+                () -> rpma().path("endpoints").path(endpoint).path("sessions").path("active").asLong() == count);
     }
 
     private static void await(String what, Condition condition) throws Exception {
