@@ -18,7 +18,7 @@ import org.jspecify.annotations.Nullable;
  *  3     1    route length R (0 to 64)
  *  4     2    credits: receives the sender posted again since its last frame
  *  6     2    0
- *  8     4    request id (REQUEST, and the REPLY or ERROR that answers it)
+ *  8     4    request id, 0 to 2^31 - 1 (REQUEST, and the REPLY or ERROR that answers it)
  * 12     4    payload length N
  * 16     N    payload (HELLO: u32, the largest payload the sender takes)
  * 16+N   R    route, UTF-8
@@ -139,6 +139,10 @@ final class FramedWire extends WireFormat {
             }
             case REQUEST, MESSAGE -> {
                 this.requestId = slot.getInt(8);
+                if (type == REQUEST && this.requestId < 0) {
+                    throw new RpmaProtocolException("a REQUEST with id " + Integer.toUnsignedString(this.requestId)
+                            + ", above the largest, 2^31 - 1");
+                }
                 this.route = lookUp(slot, HEADER_SIZE + payloadLength, routeLength);
                 slot.limit(HEADER_SIZE + payloadLength).position(HEADER_SIZE);
                 return (type == REQUEST) ? Kind.REQUEST : Kind.MESSAGE;

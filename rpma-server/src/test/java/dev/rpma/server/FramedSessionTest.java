@@ -148,6 +148,15 @@ class FramedSessionTest {
         assertThat(this.harness.statistics().badMessages(RpmaEndpointStatistics.BadMessage.MALFORMED)).isEqualTo(1);
     }
 
+    @Test
+    void aRequestIdAboveTwoToTheThirtyOneMinusOneIsOutOfProtocol() {
+        FakeConnection client = start();
+        client.deliver(Frame.request(0x8000_0000, "echo", new byte[] { 1 }));
+        this.harness.await("the end heard", () -> this.harness.ended.size() == 1);
+        assertThat(this.harness.ended.get(0).detail()).contains("above the largest, 2^31 - 1");
+        assertThat(this.harness.statistics().badMessages(RpmaEndpointStatistics.BadMessage.MALFORMED)).isEqualTo(1);
+    }
+
     /** One frame, as the test's client writes and reads them. */
     static final class Frame {
 
