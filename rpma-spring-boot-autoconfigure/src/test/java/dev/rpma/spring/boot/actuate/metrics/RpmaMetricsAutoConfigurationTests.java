@@ -261,7 +261,17 @@ class RpmaMetricsAutoConfigurationTests {
                     // percentiles: both timers publish a histogram
                     "rpma_handler_duration_seconds_bucket{endpoint=\"default\",exception=\"none\",handler=\"ScriptedHandler.handle\",le=",
                     "rpma_request_queue_wait_seconds_bucket{endpoint=\"default\",le=",
-                    "rpma_request_queue_wait_seconds_count{endpoint=\"default\"} 1");
+                    "rpma_request_queue_wait_seconds_count{endpoint=\"default\"} 1",
+                    // the data path's meters, as the README lists them
+                    "rpma_sessions_ended_sessions_total{endpoint=\"default\",reason=\"idle\"} 0",
+                    "rpma_messages_total{direction=\"received\",endpoint=\"default\"} 0",
+                    "rpma_message_bytes_total{direction=\"sent\",endpoint=\"default\"} 0",
+                    "rpma_messages_bad_messages_total{endpoint=\"default\",reason=\"oversized\"} 0",
+                    "rpma_message_handler_failures_invocations_total{endpoint=\"default\"} 0",
+                    "rpma_sends_waiting_messages{endpoint=\"default\"} 0",
+                    "rpma_sends_queued_messages_total{endpoint=\"default\"} 0",
+                    "rpma_sessions_slot_memory_bytes{endpoint=\"default\"} 0",
+                    "rpma_event_loop_time_seconds_total{loop=\"rpma-loop-0\",state=\"busy\"}");
         });
     }
 
