@@ -1,10 +1,9 @@
 package dev.rpma.server;
 
 import java.time.Duration;
-import java.util.concurrent.ConcurrentLinkedQueue;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.Callable;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
 
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
@@ -28,12 +27,13 @@ import dev.rpma.server.loop.RpmaEventLoop;
  * overlapping a {@code rpma_ep_next_conn_req} on the same endpoint (librpma's accept-to-migrate window,
  * in which the endpoint's channel can swallow the new connection's ESTABLISHED).
  *
- * <p>It takes one request per readiness of the endpoint's fd (level-triggered: a burst keeps it
- * readable) and once per poll interval without one, since librdmacm may swallow a readiness; reserves
- * the request a place under the endpoint's connection limit; and hands it to the connection handler,
- * on a handler thread through the bounded queue or on this thread for an inline handler. Decisions
- * come back here: a connect gets the session's slots, its receives posted, the accept, and an event
- * loop; a reject is carried out; a request undecided at its deadline is rejected.
+ * <p>It takes requests while the endpoint's fd is readable, up to {@value #REQUESTS_PER_READINESS} per
+ * readiness, and one once per poll interval without one, since librdmacm may swallow a readiness;
+ * reserves each request a place under the endpoint's connection limit; and hands it to the
+ * connection handler, on a handler thread through the bounded queue or on this thread for an inline
+ * handler. Decisions come back here, those of handler threads in batches: a connect gets the
+ * session's slots, its receives posted, the accept, and an event loop; a reject is carried out; a
+ * request undecided at its deadline is rejected.
  *
  * <p>Outcomes of {@code rpma_ep_next_conn_req}: a request; nothing ({@code null}); {@code RPMA_E_INVAL}
  * (an event that was not a request) is counted and the acceptor goes on; {@code RPMA_E_PROVIDER} and
@@ -48,6 +48,14 @@ final class Acceptor implements RpmaEventLoop.IoHandler {
     private static final long BACKOFF_MIN_NANOS = TimeUnit.MILLISECONDS.toNanos(10);
 
     private static final long BACKOFF_MAX_NANOS = TimeUnit.SECONDS.toNanos(1);
+
+    /**
+     * Requests taken per readiness of the endpoint's fd at most. One per readiness cost a round of
+     * the loop per request (its {@code epoll_wait}, clock readings and look at tasks and timers), and
+     * decisions came back one round, so one wake-up, each; the bound keeps a long burst from holding
+     * decisions and timers back.
+     */
+    static final int REQUESTS_PER_READINESS = 64;
 
     private final EndpointContext context;
 
@@ -73,10 +81,13 @@ final class Acceptor implements RpmaEventLoop.IoHandler {
 
     private final PendingRequests pending = new PendingRequests();
 
-    private final ConcurrentLinkedQueue<RpmaIncomingRequest> decisions = new ConcurrentLinkedQueue<>();
-
-    /** A task to carry out {@link #decisions} is on its way: later decisions need no task of their own. */
-    private final AtomicBoolean decisionsScheduled = new AtomicBoolean();
+    /**
+     * Decisions taken on other threads and not yet carried out, the latest first, linked through
+     * {@link RpmaIncomingRequest#decidedBefore}: a decision costs its thread one compare-and-set, and
+     * only the one that finds the list empty hands the acceptor a task (and perhaps a wake-up); the
+     * others ride along with it.
+     */
+    private final AtomicReference<@Nullable RpmaIncomingRequest> decisions = new AtomicReference<>();
 
     private final Runnable carryOutDecisions = this::carryOutDecisions;
 
@@ -188,7 +199,23 @@ final class Acceptor implements RpmaEventLoop.IoHandler {
 
     @Override
     public void onReadable(int kind) {
-        takeRequest();
+        takeRequests();
+    }
+
+    /**
+     * Takes the request the fd announced and, while the fd stays readable, more, up to
+     * {@link #REQUESTS_PER_READINESS}: each further look only after the fd says a request is there,
+     * since a look that finds nothing is a failed read that librpma logs as an error.
+     */
+    private void takeRequests() {
+        for (int i = 0; i < REQUESTS_PER_READINESS; i++) {
+            if (i > 0 && !this.loop.isReadableNow(this.endpointFd)) {
+                return;
+            }
+            if (!takeRequest()) {
+                return;
+            }
+        }
     }
 
     /**
@@ -199,17 +226,16 @@ final class Acceptor implements RpmaEventLoop.IoHandler {
     private void scheduleUnpromptedLook() {
         this.loop.schedule(() -> {
             if (!this.stopped) {
-                if (this.watching) {
-                    takeRequest();
-                }
+                takeRequest();
                 scheduleUnpromptedLook();
             }
         }, this.settings.pollInterval());
     }
 
-    private void takeRequest() {
-        if (this.stopped) {
-            return;
+    /** One look at the endpoint; {@code true} when it found a request and the acceptor may look again. */
+    private boolean takeRequest() {
+        if (this.stopped || !this.watching) {
+            return false;
         }
         RpmaConnectionRequest request;
         try {
@@ -217,13 +243,15 @@ final class Acceptor implements RpmaEventLoop.IoHandler {
         }
         catch (RpmaException ex) {
             onAcceptError(ex);
-            return;
+            return false;
         }
         this.consecutiveErrors = 0;
-        if (request != null) {
-            this.context.statistics.recordObtained();
-            dispatch(request);
+        if (request == null) {
+            return false;
         }
+        this.context.statistics.recordObtained();
+        dispatch(request);
+        return true;
     }
 
     private void onAcceptError(RpmaException ex) {
@@ -295,27 +323,44 @@ final class Acceptor implements RpmaEventLoop.IoHandler {
 
     /**
      * A decision was taken; the acceptor carries it out on its own thread: at once when it was taken
-     * there (an inline handler, a deadline, a stop), else in its next round.
+     * there (an inline handler, a deadline, a stop), else with the other decisions taken meanwhile,
+     * in its next round. A request is decided once, so it joins the list once.
      */
     void decided(RpmaIncomingRequest request) {
         if (this.loop.inLoop()) {
             carryOut(request);
             return;
         }
-        this.decisions.add(request);
-        if (!this.decisionsScheduled.get() && !this.decisionsScheduled.getAndSet(true)
-                && !this.loop.tryExecute(this.carryOutDecisions)) {
+        RpmaIncomingRequest latest;
+        do {
+            latest = this.decisions.get();
+            request.decidedBefore = latest;
+        }
+        while (!this.decisions.compareAndSet(latest, request));
+        if (latest == null && !this.loop.tryExecute(this.carryOutDecisions)) {
             // cannot happen while a handler thread runs: the acceptor's loop outlives the handler pool
             logger.error("A decision on endpoint '{}' came after its acceptor stopped", endpointName());
         }
     }
 
+    /** Carries out the decisions handed over, oldest first, and forgets the requests they settled. */
     private void carryOutDecisions() {
-        this.decisionsScheduled.set(false);
-        RpmaIncomingRequest request;
-        while ((request = this.decisions.poll()) != null) {
-            carryOut(request);
+        RpmaIncomingRequest latest = this.decisions.getAndSet(null);
+        // reversed in place: each link then points to the decision taken after it
+        RpmaIncomingRequest oldest = null;
+        while (latest != null) {
+            RpmaIncomingRequest before = latest.decidedBefore;
+            latest.decidedBefore = oldest;
+            oldest = latest;
+            latest = before;
         }
+        while (oldest != null) {
+            RpmaIncomingRequest next = oldest.decidedBefore;
+            oldest.decidedBefore = null;
+            carryOut(oldest);
+            oldest = next;
+        }
+        this.pending.dropDecided();
     }
 
     private void carryOut(RpmaIncomingRequest request) {
@@ -492,6 +537,11 @@ final class Acceptor implements RpmaEventLoop.IoHandler {
                 invoke(this.request);
             }
         }
+    }
+
+    /** Requests handed to handler threads and still held; loop thread only, for tests. */
+    int heldRequests() {
+        return this.pending.size();
     }
 
     @Override

@@ -23,6 +23,12 @@ final class ConnectionRegistry {
 
     private final Object emptied = new Object();
 
+    /**
+     * Threads in {@link #awaitEmpty}: a place given back notifies only while one waits, since an
+     * endpoint that decides one request at a time empties the registry on every request.
+     */
+    private volatile int awaiting;
+
     ConnectionRegistry(int limit) {
         this.limit = limit;
     }
@@ -58,7 +64,9 @@ final class ConnectionRegistry {
     }
 
     private void release() {
-        if (this.reserved.decrementAndGet() == 0) {
+        // the count first, then awaiting; awaitEmpty writes awaiting, then reads the count: one of the
+        // two sees the other
+        if (this.reserved.decrementAndGet() == 0 && this.awaiting != 0) {
             synchronized (this.emptied) {
                 this.emptied.notifyAll();
             }
@@ -90,12 +98,18 @@ final class ConnectionRegistry {
     boolean awaitEmpty(long timeoutNanos) throws InterruptedException {
         long deadline = System.nanoTime() + timeoutNanos;
         synchronized (this.emptied) {
-            while (this.reserved.get() > 0) {
-                long left = deadline - System.nanoTime();
-                if (left <= 0) {
-                    return false;
+            this.awaiting++;
+            try {
+                while (this.reserved.get() > 0) {
+                    long left = deadline - System.nanoTime();
+                    if (left <= 0) {
+                        return false;
+                    }
+                    TimeUnit.NANOSECONDS.timedWait(this.emptied, left);
                 }
-                TimeUnit.NANOSECONDS.timedWait(this.emptied, left);
+            }
+            finally {
+                this.awaiting--;
             }
         }
         return true;

@@ -26,6 +26,18 @@ final class PendingRequests {
     }
 
     /**
+     * Drops decided requests from the front, up to the first undecided one: called as decisions are
+     * carried out, so that the requests held are those being decided, not every request of the
+     * deadline's length (hundreds of thousands under load).
+     */
+    void dropDecided() {
+        RpmaIncomingRequest oldest;
+        while ((oldest = this.requests.peekFirst()) != null && oldest.state() != RpmaIncomingRequest.PENDING) {
+            this.requests.pollFirst();
+        }
+    }
+
+    /**
      * Drops decided requests from the front and hands those past their deadline to {@code expired},
      * up to the first one still within it.
      *

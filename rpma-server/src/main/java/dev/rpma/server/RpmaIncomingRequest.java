@@ -58,6 +58,12 @@ public final class RpmaIncomingRequest {
     /** Whether it holds a place under the endpoint's connection limit; the acceptor's only. */
     boolean reserved;
 
+    /**
+     * The decision taken before this one on another thread, while both wait for the acceptor: the
+     * link of the acceptor's list of decisions, so that handing a decision over allocates nothing.
+     */
+    @Nullable RpmaIncomingRequest decidedBefore;
+
     RpmaIncomingRequest(Acceptor acceptor, RpmaConnectionRequest request, long obtainedNanos, long deadlineNanos) {
         this.acceptor = acceptor;
         this.request = request;

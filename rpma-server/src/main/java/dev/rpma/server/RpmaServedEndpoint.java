@@ -245,6 +245,11 @@ public final class RpmaServedEndpoint {
         return this.acceptorLoop;
     }
 
+    /** The acceptor, for tests. */
+    Acceptor acceptor() {
+        return this.acceptor;
+    }
+
     @Override
     public String toString() {
         return "RpmaServedEndpoint[" + name() + " " + this.context.settings.address() + ":" + this.context.settings.port()

@@ -6,6 +6,7 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
@@ -156,6 +157,83 @@ class AcceptorTest {
         // only the unprompted look once per poll interval (50 ms) may find nothing
         assertThat(emptyLooks).isLessThanOrEqualTo(pollIntervals + 1);
         assertThat(this.harness.statistics().rejectedTotal()).isEqualTo(120);
+    }
+
+    @Test
+    void aBacklogIsTakenSeveralRequestsPerRoundWithoutLooksThatFindNothing() {
+        this.harness.acceptor = new RpmaEndpointSettings.Acceptor(1024, 2, Duration.ofSeconds(5), Duration.ofSeconds(1),
+                10, false, true, RpmaEndpointSettings.Acceptor.DEFAULT_SPIN_LOOKS);
+        this.harness.listen(RpmaIncomingRequest::reject);
+        List<FakeRequest> backlog = new ArrayList<>();
+        for (int i = 0; i < 640; i++) {
+            backlog.add(this.harness.endpoint.queueRequest(HELLO_SERVER));
+        }
+        this.harness.server.start();
+        this.harness.await("the backlog's rejects",
+                () -> backlog.stream().allMatch((request) -> request.state() == FakeRequest.State.DELETED));
+
+        assertThat(this.harness.statistics().rejected(RejectReason.HANDLER)).isEqualTo(640);
+        // one round per request before; now one per 64 requests, and rounds for the handlers' decisions
+        assertThat(this.harness.served().acceptorLoop().wakeups()).isLessThan(640 / 2);
+        long emptyLooks = this.harness.fake.callLog("rpma_ep_next_conn_req").stream()
+            .filter((call) -> call.returnCode() == RpmaError.PROVIDER.code() && call.errno() == Errno.EAGAIN)
+            .count();
+        assertThat(emptyLooks).as("the poll interval of 1 s did not pass").isZero();
+    }
+
+    @Test
+    void decisionsTakenWhileTheAcceptorIsBusyAreCarriedOutTogetherInItsNextRound() throws Exception {
+        CountDownLatch arrived = new CountDownLatch(2);
+        CountDownLatch decide = new CountDownLatch(1);
+        CountDownLatch decided = new CountDownLatch(2);
+        this.harness.start((request) -> {
+            arrived.countDown();
+            decide.await();
+            request.reject();
+            decided.countDown();
+        });
+        FakeRequest first = this.harness.endpoint.queueRequest(HELLO_SERVER);
+        FakeRequest second = this.harness.endpoint.queueRequest(HELLO_SERVER);
+        assertThat(arrived.await(10, TimeUnit.SECONDS)).isTrue();
+        CountDownLatch busy = new CountDownLatch(1);
+        CountDownLatch release = new CountDownLatch(1);
+        this.harness.served().acceptorLoop().execute(() -> {
+            busy.countDown();
+            try {
+                release.await();
+            }
+            catch (InterruptedException ex) {
+                Thread.currentThread().interrupt();
+            }
+        });
+        assertThat(busy.await(10, TimeUnit.SECONDS)).isTrue();
+        decide.countDown();
+        assertThat(decided.await(10, TimeUnit.SECONDS)).isTrue();
+        assertThat(first.state()).as("not carried out on the handler thread").isEqualTo(FakeRequest.State.PENDING);
+        long wakeups = this.harness.served().acceptorLoop().wakeups();
+        release.countDown();
+        this.harness.await("both rejects", () -> first.state() == FakeRequest.State.DELETED
+                && second.state() == FakeRequest.State.DELETED);
+
+        assertThat(first.consumedOnThread()).isEqualTo(ACCEPTOR);
+        assertThat(second.consumedOnThread()).isEqualTo(ACCEPTOR);
+        // the task the first decision handed over ran in the round the busy task was in, and took both
+        assertThat(this.harness.served().acceptorLoop().wakeups() - wakeups).isLessThanOrEqualTo(1);
+    }
+
+    @Test
+    void requestsDecidedOnHandlerThreadsAreForgottenWithoutWaitingForTheirDeadline() throws Exception {
+        this.harness.acceptor = new RpmaEndpointSettings.Acceptor(8, 2, Duration.ofMinutes(1), Duration.ofMillis(50), 10,
+                false, true, RpmaEndpointSettings.Acceptor.DEFAULT_SPIN_LOOKS);
+        this.harness.start(RpmaIncomingRequest::reject);
+        for (int i = 0; i < 50; i++) {
+            FakeRequest request = this.harness.endpoint.queueRequest(HELLO_SERVER);
+            this.harness.await("the reject", () -> request.state() == FakeRequest.State.DELETED);
+        }
+        RpmaServedEndpoint served = this.harness.served();
+
+        assertThat(CompletableFuture.supplyAsync(served.acceptor()::heldRequests, served.acceptorLoop()).get())
+            .as("requests the acceptor still holds").isZero();
     }
 
     @Test

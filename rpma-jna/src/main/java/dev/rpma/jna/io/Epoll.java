@@ -11,13 +11,16 @@ import dev.rpma.jna.raw.NativeMemory;
  * of its choice, and waits in {@link #await(int)} until some are readable or another thread calls
  * {@link #wakeup()}. Unlike {@code poll(2)}, a wait costs the same with 2 fds or 2,000.
  *
- * <p>{@link #add}, {@link #remove}, {@link #await} and the accessors of the last wait belong to the
- * one loop thread; {@link #wakeup()} and {@link #close()} are thread-safe. Allocates nothing per wait.
+ * <p>{@link #add}, {@link #remove}, {@link #await}, {@link #isReadableNow} and the accessors of the
+ * last wait belong to the one loop thread; {@link #wakeup()} and {@link #close()} are thread-safe.
+ * Allocates nothing per wait.
  */
 public final class Epoll implements AutoCloseable {
 
     /** The token of the wake-up fd; tokens of registered fds must differ from it. */
     public static final long WAKEUP_TOKEN = -1L;
+
+    private static final int POLLFD_SIZE = 8;
 
     private static final ByteBuffer ONE = NativeMemory.allocate(Long.BYTES).putLong(0, 1);
 
@@ -34,6 +37,11 @@ public final class Epoll implements AutoCloseable {
     private final long eventsAddress;
 
     private final ByteBuffer counter = NativeMemory.allocate(Long.BYTES);
+
+    /** The {@code struct pollfd} of {@link #isReadableNow}. */
+    private final ByteBuffer pollFd = NativeMemory.allocate(POLLFD_SIZE);
+
+    private final long pollFdAddress = NativeMemory.address(this.pollFd);
 
     private final long counterAddress = NativeMemory.address(this.counter);
 
@@ -114,6 +122,18 @@ public final class Epoll implements AutoCloseable {
             }
         }
         return ready;
+    }
+
+    /**
+     * Whether {@code fd} is readable right now: one {@code poll(2)} without a wait, which leaves the
+     * results of the last {@link #await} as they were. For a caller that drains a level-triggered fd
+     * and must not read it once too often (a read of an empty librpma fd is an error librpma logs).
+     */
+    public boolean isReadableNow(int fd) {
+        this.pollFd.putInt(0, fd);
+        this.pollFd.putShort(4, LibC.POLLIN);
+        this.pollFd.putShort(6, (short) 0);
+        return LibC.poll(this.pollFdAddress, 1, 0) > 0;
     }
 
     /** The token of readable fd {@code index} of the last {@link #await}. */

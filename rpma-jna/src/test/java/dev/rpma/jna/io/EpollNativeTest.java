@@ -44,6 +44,20 @@ class EpollNativeTest {
     }
 
     @Test
+    void looksAtOneFdWithoutWaitingAndLeavesTheLastWaitsResultsAlone() {
+        try (Epoll epoll = new Epoll(4)) {
+            epoll.add(this.first, 11);
+            signal(this.first);
+            assertThat(epoll.await(0)).isOne();
+            assertThat(epoll.isReadableNow(this.second)).isFalse();
+            assertThat(epoll.isReadableNow(this.first)).isTrue();
+            assertThat(epoll.token(0)).isEqualTo(11);
+            drain(this.first);
+            assertThat(epoll.isReadableNow(this.first)).isFalse();
+        }
+    }
+
+    @Test
     void reportsTheTokensOfTheReadableFdsLevelTriggered() {
         try (Epoll epoll = new Epoll(4)) {
             epoll.add(this.first, 11);

@@ -27,8 +27,9 @@ import dev.rpma.jna.io.Epoll;
  * sleeps again. Acceptors and the data path run on loops of this one class.
  *
  * <p>Everything registered with a loop is owned by its thread: handlers, pollers and timers are
- * called only there, and {@link #register}, {@link #unregister}, {@link #addBusyPoller},
- * {@link #removeBusyPoller}, {@link #schedule} and {@link #runSoon} may be called only there (from a
+ * called only there, and {@link #register}, {@link #unregister}, {@link #isReadableNow},
+ * {@link #addBusyPoller}, {@link #removeBusyPoller}, {@link #schedule} and {@link #runSoon} may be
+ * called only there (from a
  * handler, a task or a timer). Other threads hand work over with {@link #execute}, which costs one
  * {@code write(2)} to the wake-up fd per wait however many tasks come meanwhile.
  *
@@ -240,6 +241,16 @@ public final class RpmaEventLoop implements Executor {
         }
         this.freeSlots[this.freeCount++] = slot;
         this.epoll.remove(fd);
+    }
+
+    /**
+     * Whether registered {@code fd} is readable right now (one {@code poll(2)}, no wait): for a handler
+     * that takes several items per readiness from an fd that must not be read once it is empty.
+     * Loop thread only.
+     */
+    public boolean isReadableNow(int fd) {
+        checkInLoop("isReadableNow");
+        return this.epoll.isReadableNow(fd);
     }
 
     /** Adds a poller to the busy poll. Loop thread only. */
