@@ -72,19 +72,19 @@ client pingpong "(08-messages-ping-pong: send/recv of an 8-byte counter)" --roun
 
 section "/actuator/health"
 curl -s "$BASE/actuator/health" | jq -r '"status: \(.status)", (.components.rpma.components // {} | to_entries[]
-  | "  rpma endpoint \(.key): \(.value.status), \(.value.details.state), \(.value.details.activeConnections) active connection(s)")'
+  | "  rpma endpoint \(.key): \(.value.status), \(.value.details.state), \(.value.details.activeSessions) active session(s)")'
 
 section "/actuator/rpma"
 # the server deletes a connection after its CLOSED event: give the last one a moment
 for _ in $(seq 1 50); do
-  active=$(curl -s "$BASE/actuator/rpma" | jq '[.endpoints[].activeConnections] | add')
+  active=$(curl -s "$BASE/actuator/rpma" | jq '[.endpoints[].sessions.active] | add')
   [ "$active" = 0 ] && break
   sleep 0.2
 done
-curl -s "$BASE/actuator/rpma" | jq -r '.endpoints[] | "\(.name) \(.address):\(.port) \(.state): requests obtained \(.requests.obtained), accepted \(.requests.accepted), rejected \([.requests.rejected[]] | add); connection events established \(.connectionEvents.established), closed \(.connectionEvents.closed), lost \(.connectionEvents.lost); active \(.activeConnections); errors \(.errors | length)"'
+curl -s "$BASE/actuator/rpma" | jq -r '.endpoints[] | "\(.name) \(.address):\(.port) \(.state): requests obtained \(.requests.obtained), accepted \(.requests.accepted), rejected \([.requests.rejected[]] | add); connection events established \(.connectionEvents.established), closed \(.connectionEvents.closed), lost \(.connectionEvents.lost); sessions active \(.sessions.active), ended \([.sessions.ended[]] | add); messages received \(.messages.received // 0), sent \(.messages.sent // 0); errors \(.errors | length)"'
 
 section "/actuator/prometheus (the starter's rpma_* and the sample's sample_* meters, non-zero counters)"
-curl -s "$BASE/actuator/prometheus" | grep -E '^(rpma_requests_total|rpma_connection_events_total|rpma_connections_active|rpma_request_queue_capacity|rpma_handler_duration_seconds_count|sample_)' \
+curl -s "$BASE/actuator/prometheus" | grep -E '^(rpma_requests_total|rpma_connection_events_total|rpma_sessions_active|rpma_sessions_ended|rpma_messages_total|rpma_message_bytes|rpma_request_queue_capacity|rpma_handler_duration_seconds_count|rpma_message_handler_duration_seconds_count|sample_)' \
   | grep -Ev '_total\{[^}]*\} 0\.0$'
 
 section "stopping the app (POST /actuator/shutdown)"

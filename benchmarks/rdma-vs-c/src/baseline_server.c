@@ -37,7 +37,7 @@
  * --busy-poll-us N (pingpong): before blocking in poll(), poll the connections' CQs with
  * rpma_cq_get_wc for up to N microseconds (sched_yield() between looks, so that other
  * runnable threads on this CPU go on), as the Java sample app does with
- * sample.pingpong.busy-poll-micros: the same algorithm on both sides. Default 0: block at once.
+ * rpma.server.event-loops.busy-poll: the same algorithm on both sides. Default 0: block at once.
  *
  * Written against the public API in <librpma.h> (librpma 1.2/1.3).
  */
