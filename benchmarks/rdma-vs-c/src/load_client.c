@@ -263,6 +263,39 @@ static int wait_completions(struct worker *w, struct rpma_conn *conn, struct rpm
 	return 0;
 }
 
+/*
+ * The end of a pingpong session: "I am done" (UINT64_MAX) from send slot 0; the server
+ * disconnects when it sees it. Returns true when that CLOSED (or LOST) came while waiting
+ * for the send's completion.
+ */
+static bool send_done(struct worker *w, struct rpma_conn *conn, struct rpma_cq *cq,
+		struct rpma_mr_local *send_mr, uint64_t *send_buf)
+{
+	send_buf[0] = htole64(UINT64_MAX);
+	int ret = rpma_send(conn, send_mr, 0, MSG_SIZE, RPMA_F_COMPLETION_ALWAYS, NULL);
+	if (ret) {
+		FAIL(w, "rpma_send(done)", ret);
+		return false;
+	}
+	/* CLOSED is expected here: the server disconnects after "done" */
+	return wait_completions(w, conn, cq, 1, 0) == CONN_CLOSED;
+}
+
+/* a pingpong worker's buffers: deregister the regions that were registered, free both */
+static void release_buffers(struct worker *w, struct rpma_mr_local **recv_mr, struct rpma_mr_local **send_mr,
+		uint64_t *recv_buf, uint64_t *send_buf)
+{
+	int ret;
+	pthread_mutex_lock(&lib_lock);
+	if (*recv_mr && (ret = rpma_mr_dereg(recv_mr)))
+		FAIL(w, "rpma_mr_dereg", ret);
+	if (*send_mr && (ret = rpma_mr_dereg(send_mr)))
+		FAIL(w, "rpma_mr_dereg", ret);
+	pthread_mutex_unlock(&lib_lock);
+	free(recv_buf);
+	free(send_buf);
+}
+
 static void *pingpong_worker(void *arg)
 {
 	struct worker *w = arg;
@@ -336,24 +369,13 @@ static void *pingpong_worker(void *arg)
 			goto out_conn;
 		}
 	}
-	/* "I am done": the server disconnects when it sees UINT64_MAX */
-	*send_buf = htole64(UINT64_MAX);
-	if ((ret = rpma_send(conn, send_mr, 0, sizeof(uint64_t), RPMA_F_COMPLETION_ALWAYS, NULL)))
-		FAIL(w, "rpma_send(done)", ret);
-	else if (wait_completions(w, conn, cq, 1, 0) == CONN_CLOSED)
-		closed = true;   /* expected here: the server disconnects after "done" */
+	if (send_done(w, conn, cq, send_mr, send_buf))
+		closed = true;
 
 out_conn:
 	(void) close_conn(w, &conn, closed);
 out:
-	pthread_mutex_lock(&lib_lock);
-	if (recv_mr && (ret = rpma_mr_dereg(&recv_mr)))
-		FAIL(w, "rpma_mr_dereg", ret);
-	if (send_mr && (ret = rpma_mr_dereg(&send_mr)))
-		FAIL(w, "rpma_mr_dereg", ret);
-	pthread_mutex_unlock(&lib_lock);
-	free(recv_buf);
-	free(send_buf);
+	release_buffers(w, &recv_mr, &send_mr, recv_buf, send_buf);
 	return NULL;
 }
 
@@ -526,24 +548,13 @@ static void *pingpong_inflight_worker(void *arg)
 		for (long j = 0; j < k; j++)
 			sends_pending |= !ch[j].idle;
 	}
-	/* "I am done": the server disconnects when it sees UINT64_MAX */
-	send_buf[0] = htole64(UINT64_MAX);
-	if ((ret = rpma_send(conn, send_mr, 0, MSG_SIZE, RPMA_F_COMPLETION_ALWAYS, NULL)))
-		FAIL(w, "rpma_send(done)", ret);
-	else if (wait_completions(w, conn, cq, 1, 0) == CONN_CLOSED)
-		closed = true;   /* expected here: the server disconnects after "done" */
+	if (send_done(w, conn, cq, send_mr, send_buf))
+		closed = true;
 
 out_conn:
 	(void) close_conn(w, &conn, closed);
 out:
-	pthread_mutex_lock(&lib_lock);
-	if (recv_mr && (ret = rpma_mr_dereg(&recv_mr)))
-		FAIL(w, "rpma_mr_dereg", ret);
-	if (send_mr && (ret = rpma_mr_dereg(&send_mr)))
-		FAIL(w, "rpma_mr_dereg", ret);
-	pthread_mutex_unlock(&lib_lock);
-	free(recv_buf);
-	free(send_buf);
+	release_buffers(w, &recv_mr, &send_mr, recv_buf, send_buf);
 	free(ch);
 	return NULL;
 }

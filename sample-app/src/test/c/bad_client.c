@@ -26,12 +26,12 @@
  * connection open" for --wait SEC after the message (it then disconnects itself).
  */
 #define _GNU_SOURCE
-#include <librpma.h>
+#define PROG_NAME "bad_client"
+#include "test_client.h"
 #include <infiniband/verbs.h>
 
 #include <endian.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <inttypes.h>
 #include <poll.h>
 #include <stdbool.h>
@@ -39,80 +39,22 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 #define MSG_SIZE 8
 #define MAX_SIZE (1u << 30)
-#define TEARDOWN_GRACE_MS 2000
 #define SEND_CTX ((void *)1)
 #define RECV_CTX ((void *)2)
 #define WC_BATCH 8
 
-enum { EXIT_OK = 0, EXIT_FAIL = 1, EXIT_USAGE = 2, EXIT_TIMEOUT = 3, EXIT_KEPT_OPEN = 5 };
-enum { WAIT_OK = 0, WAIT_TIMEOUT = 1 };   /* wait_event() results; < 0 is an error */
+enum { EXIT_KEPT_OPEN = 5 };   /* after the common EXIT_OK .. EXIT_TIMEOUT */
 
-static uint64_t now_ms(void)
+/* parse_long(.., 0), but an empty value is a bad value too */
+static long parse_value(const char *opt, const char *s)
 {
-	struct timespec t;
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (uint64_t)t.tv_sec * 1000u + (uint64_t)t.tv_nsec / 1000000u;
-}
-
-static void fail(const char *what, int ret)
-{
-	fprintf(stderr, "bad_client: %s failed: %d (%s)\n", what, ret, rpma_err_2str(ret));
-}
-
-static long parse_long(const char *opt, const char *s)
-{
-	char *end;
-	errno = 0;
-	long v = strtol(s, &end, 10);
-	if (errno || *end || !*s || v < 0) {
-		fprintf(stderr, "bad_client: bad value for %s: %s\n", opt, s);
-		exit(EXIT_USAGE);
-	}
-	return v;
-}
-
-static int set_nonblock(int fd)
-{
-	int fl = fcntl(fd, F_GETFL);
-	if (fl < 0 || fcntl(fd, F_SETFL, fl | O_NONBLOCK) < 0) {
-		perror("bad_client: fcntl(O_NONBLOCK)");
-		return -1;
-	}
-	return 0;
-}
-
-static bool no_event(int ret)
-{
-	return ret == RPMA_E_UNKNOWN || ret == RPMA_E_NO_EVENT || (ret == RPMA_E_PROVIDER && errno == EAGAIN);
-}
-
-static int wait_event(struct rpma_conn *conn, int ev_fd, uint64_t deadline, enum rpma_conn_event *ev)
-{
-	for (;;) {
-		uint64_t t = now_ms();
-		if (t >= deadline)
-			return WAIT_TIMEOUT;
-		struct pollfd pfd = { ev_fd, POLLIN, 0 };
-		int np = poll(&pfd, 1, (int)(deadline - t));
-		if (np < 0 && errno != EINTR) {
-			perror("bad_client: poll");
-			return -1;
-		}
-		if (np <= 0)
-			continue;
-		int ret = rpma_conn_next_event(conn, ev);
-		if (ret == 0)
-			return WAIT_OK;
-		if (no_event(ret))
-			continue;
-		fail("rpma_conn_next_event", ret);
-		return ret;
-	}
+	if (!*s)
+		bad_value(opt, s);
+	return parse_long(opt, s, 0);
 }
 
 /* print every completion queued now; returns < 0 on a librpma error */
@@ -161,10 +103,10 @@ int main(int argc, char **argv)
 	long wait_s = 20, timeout_s = 60;
 	for (int i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--wait") && i + 1 < argc) {
-			wait_s = parse_long(argv[i], argv[i + 1]);
+			wait_s = parse_value(argv[i], argv[i + 1]);
 			i++;
 		} else if (!strcmp(argv[i], "--timeout") && i + 1 < argc) {
-			timeout_s = parse_long(argv[i], argv[i + 1]);
+			timeout_s = parse_value(argv[i], argv[i + 1]);
 			i++;
 		} else if (argv[i][0] != '-' && npos < 4) {
 			pos[npos++] = argv[i];
@@ -179,7 +121,7 @@ int main(int argc, char **argv)
 	if (!strcmp(mode, "empty") && npos == 3) {
 		size = 0;
 	} else if ((!strcmp(mode, "oversized") || !strcmp(mode, "short")) && npos == 4) {
-		long v = parse_long("SIZE", pos[3]);
+		long v = parse_value("SIZE", pos[3]);
 		if (v < 1 || (unsigned long)v > MAX_SIZE) {
 			fprintf(stderr, "bad_client: SIZE must be 1..%u\n", MAX_SIZE);
 			return EXIT_USAGE;
@@ -191,10 +133,8 @@ int main(int argc, char **argv)
 	}
 	uint64_t deadline = now_ms() + (uint64_t)timeout_s * 1000u;
 
-	(void) rpma_log_set_threshold(RPMA_LOG_THRESHOLD_AUX, RPMA_LOG_LEVEL_ERROR);
-	setvbuf(stdout, NULL, _IOLBF, 0);   /* a test reading the pipe sees each line as it comes */
+	init_output();
 
-	struct ibv_context *ibv = NULL;
 	struct rpma_peer *peer = NULL;
 	struct rpma_conn_req *req = NULL;
 	struct rpma_conn *conn = NULL;
@@ -218,14 +158,8 @@ int main(int argc, char **argv)
 		memset(send_buf, 0, size);
 		memcpy(send_buf, &one, size < sizeof(one) ? size : sizeof(one));
 	}
-	if ((ret = rpma_utils_get_ibv_context(addr, RPMA_UTIL_IBV_CONTEXT_REMOTE, &ibv))) {
-		fail("rpma_utils_get_ibv_context", ret);
+	if (new_peer(addr, &peer))
 		goto out_free;
-	}
-	if ((ret = rpma_peer_new(ibv, &peer))) {
-		fail("rpma_peer_new", ret);
-		goto out_free;
-	}
 	if ((ret = rpma_mr_reg(peer, recv_buf, MSG_SIZE, RPMA_MR_USAGE_RECV, &recv_mr)) ||
 			(size && (ret = rpma_mr_reg(peer, send_buf, size, RPMA_MR_USAGE_SEND, &send_mr)))) {
 		fail("rpma_mr_reg", ret);
@@ -245,30 +179,14 @@ int main(int argc, char **argv)
 		fail("rpma_conn_req_connect", ret);
 		goto out_dereg;
 	}
-	if ((ret = rpma_conn_get_event_fd(conn, &ev_fd)) || set_nonblock(ev_fd)) {
-		if (ret)
-			fail("rpma_conn_get_event_fd", ret);
-		ev_fd = -1;
-		goto out_conn;
-	}
-	ret = wait_event(conn, ev_fd, deadline, &ev);
-	if (ret == WAIT_TIMEOUT) {
-		fprintf(stderr, "bad_client: no answer to the connect within %ld s\n", timeout_s);
+	ret = wait_established(conn, &ev_fd, deadline, (uint64_t)timeout_s, false);
+	if (ret == WAIT_TIMEOUT)
 		rc = EXIT_TIMEOUT;
-		goto out_conn;
-	}
 	if (ret)
 		goto out_conn;
-	if (ev != RPMA_CONN_ESTABLISHED) {
-		fprintf(stderr, "bad_client: unexpected event while connecting: %s\n", rpma_utils_conn_event_2str(ev));
-		goto out_conn;
-	}
 	established = true;
-	if ((ret = rpma_conn_get_cq(conn, &cq)) || (ret = rpma_cq_get_fd(cq, &cq_fd)) || set_nonblock(cq_fd)) {
-		if (ret)
-			fail("rpma_conn_get_cq/rpma_cq_get_fd", ret);
+	if (get_cq_fd(conn, &cq, &cq_fd))
 		goto out_conn;
-	}
 
 	/* the message; with SIZE 0 there is no buffer: rpma_send takes a NULL region then */
 	if ((ret = rpma_send(conn, send_mr, 0, size, RPMA_F_COMPLETION_ALWAYS, SEND_CTX))) {
@@ -324,36 +242,13 @@ int main(int argc, char **argv)
 	}
 
 out_conn:
-	/* disconnect (answers the server's, or ends it ourselves), wait (bounded) for CLOSED, delete */
-	if (established) {
-		if ((ret = rpma_conn_disconnect(conn))) {
-			fail("rpma_conn_disconnect", ret);
-			rc = rc == EXIT_OK ? EXIT_FAIL : rc;
-		} else if (!closed && ev_fd >= 0) {
-			uint64_t until = now_ms() + TEARDOWN_GRACE_MS;
-			do {
-				ev = RPMA_CONN_UNDEFINED;
-				ret = wait_event(conn, ev_fd, until, &ev);
-			} while (ret == WAIT_OK && ev != RPMA_CONN_CLOSED && ev != RPMA_CONN_LOST);
-		}
-	}
-	if ((ret = rpma_conn_delete(&conn))) {
-		fail("rpma_conn_delete", ret);
-		rc = rc == EXIT_OK ? EXIT_FAIL : rc;
-	}
+	/* disconnect (answers the server's, or ends it ourselves), wait (bounded) for CLOSED, delete.
+	 * Deadline 0: only the short grace; rc is EXIT_OK here only when the CLOSED was seen */
+	rc = end_connection(&conn, established, closed, ev_fd, 0, rc);
 out_dereg:
-	if ((ret = rpma_mr_dereg(&send_mr))) {
-		fail("rpma_mr_dereg(send)", ret);
-		rc = rc == EXIT_OK ? EXIT_FAIL : rc;
-	}
-	if ((ret = rpma_mr_dereg(&recv_mr))) {
-		fail("rpma_mr_dereg(recv)", ret);
-		rc = rc == EXIT_OK ? EXIT_FAIL : rc;
-	}
-	if ((ret = rpma_peer_delete(&peer))) {
-		fail("rpma_peer_delete", ret);
-		rc = rc == EXIT_OK ? EXIT_FAIL : rc;
-	}
+	rc = cleanup_rc(rc, "rpma_mr_dereg(send)", rpma_mr_dereg(&send_mr));
+	rc = cleanup_rc(rc, "rpma_mr_dereg(recv)", rpma_mr_dereg(&recv_mr));
+	rc = cleanup_rc(rc, "rpma_peer_delete", rpma_peer_delete(&peer));
 out_free:
 	free(send_buf);
 	free(recv_buf);

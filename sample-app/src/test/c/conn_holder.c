@@ -27,10 +27,10 @@
  * 2 usage; 3 the establishment did not finish within --timeout.
  */
 #define _GNU_SOURCE
-#include <librpma.h>
+#define PROG_NAME "conn_holder"
+#include "test_client.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <inttypes.h>
 #include <poll.h>
 #include <signal.h>
@@ -48,8 +48,6 @@
 #define TEARDOWN_MS 5000      /* how long to wait for the CLOSED of our own disconnects */
 #define MSG_SIZE 8
 
-enum { EXIT_OK = 0, EXIT_FAIL = 1, EXIT_USAGE = 2, EXIT_TIMEOUT = 3 };
-
 enum state { S_NEW, S_CONNECTING, S_ESTABLISHED, S_DISCONNECTING, S_DONE };
 
 struct holder {
@@ -66,32 +64,10 @@ static struct {
 	long established, closed_by_server, closed_by_client, failed, errors;
 } st;
 
-static uint64_t now_ms(void)
+/* fail() about connection i */
+static void fail_conn(long i, const char *what, int ret)
 {
-	struct timespec t;
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (uint64_t)t.tv_sec * 1000u + (uint64_t)t.tv_nsec / 1000000u;
-}
-
-/* i < 0: not about one connection */
-static void fail(long i, const char *what, int ret)
-{
-	if (i >= 0)
-		fprintf(stderr, "conn_holder: connection %ld: %s failed: %d (%s)\n", i, what, ret, rpma_err_2str(ret));
-	else
-		fprintf(stderr, "conn_holder: %s failed: %d (%s)\n", what, ret, rpma_err_2str(ret));
-}
-
-static long parse_long(const char *opt, const char *s)
-{
-	char *end;
-	errno = 0;
-	long v = strtol(s, &end, 10);
-	if (errno || *end || v < 0) {
-		fprintf(stderr, "conn_holder: bad value for %s: %s\n", opt, s);
-		exit(EXIT_USAGE);
-	}
-	return v;
+	fprintf(stderr, "conn_holder: connection %ld: %s failed: %d (%s)\n", i, what, ret, rpma_err_2str(ret));
 }
 
 /* delete connection i (its disconnect, if any, was done by the caller) */
@@ -99,7 +75,7 @@ static void drop(long i)
 {
 	int ret = rpma_conn_delete(&h[i].conn);   /* NULLs the pointer even on error */
 	if (ret) {
-		fail(i, "rpma_conn_delete", ret);
+		fail_conn(i, "rpma_conn_delete", ret);
 		st.errors++;
 	}
 	h[i].ev_fd = -1;
@@ -113,27 +89,25 @@ static int open_one(long i, struct rpma_mr_local *recv_mr, const struct rpma_con
 	struct rpma_conn_req *req = NULL;
 	int ret = rpma_conn_req_new(peer, addr, port, NULL, &req);
 	if (ret) {
-		fail(i, "rpma_conn_req_new", ret);
+		fail_conn(i, "rpma_conn_req_new", ret);
 		return ret;
 	}
 	if (recv_mr && (ret = rpma_conn_req_recv(req, recv_mr, (size_t)i * MSG_SIZE, MSG_SIZE,
 			(void *)(uintptr_t)i))) {
-		fail(i, "rpma_conn_req_recv", ret);
+		fail_conn(i, "rpma_conn_req_recv", ret);
 		(void) rpma_conn_req_delete(&req);
 		return ret;
 	}
 	if ((ret = rpma_conn_req_connect(&req, pd, &h[i].conn))) {   /* consumes req */
-		fail(i, "rpma_conn_req_connect", ret);
+		fail_conn(i, "rpma_conn_req_connect", ret);
 		return ret;
 	}
 	if ((ret = rpma_conn_get_event_fd(h[i].conn, &h[i].ev_fd))) {
-		fail(i, "rpma_conn_get_event_fd", ret);
+		fail_conn(i, "rpma_conn_get_event_fd", ret);
 		drop(i);
 		return ret;
 	}
-	int fl = fcntl(h[i].ev_fd, F_GETFL);
-	if (fl < 0 || fcntl(h[i].ev_fd, F_SETFL, fl | O_NONBLOCK) < 0) {
-		perror("conn_holder: fcntl(O_NONBLOCK)");
+	if (set_nonblock(h[i].ev_fd)) {
 		drop(i);
 		return -1;
 	}
@@ -146,10 +120,10 @@ static void on_event(long i)
 {
 	enum rpma_conn_event ev = RPMA_CONN_UNDEFINED;
 	int ret = rpma_conn_next_event(h[i].conn, &ev);
-	if (ret == RPMA_E_UNKNOWN || ret == RPMA_E_NO_EVENT || (ret == RPMA_E_PROVIDER && errno == EAGAIN))
+	if (no_event(ret))
 		return;   /* an event librpma does not map, or nothing after a spurious POLLIN */
 	if (ret) {
-		fail(i, "rpma_conn_next_event", ret);
+		fail_conn(i, "rpma_conn_next_event", ret);
 		st.errors++;
 		if (h[i].state == S_CONNECTING)
 			st.failed++;
@@ -215,11 +189,11 @@ int main(int argc, char **argv)
 	for (int i = 1; i < argc; i++) {
 		bool has_value = i + 1 < argc;
 		if (!strcmp(argv[i], "--count") && has_value)
-			count = parse_long(argv[i], argv[i + 1]);
+			count = parse_long(argv[i], argv[i + 1], 0);
 		else if (!strcmp(argv[i], "--hold") && has_value)
-			hold_s = parse_long(argv[i], argv[i + 1]);
+			hold_s = parse_long(argv[i], argv[i + 1], 0);
 		else if (!strcmp(argv[i], "--timeout") && has_value)
-			timeout_s = parse_long(argv[i], argv[i + 1]);
+			timeout_s = parse_long(argv[i], argv[i + 1], 0);
 		else if (!strcmp(argv[i], "--pdata") && has_value)
 			pdata_str = argv[i + 1];
 		else if (!strcmp(argv[i], "--post-recv")) {
@@ -246,8 +220,7 @@ int main(int argc, char **argv)
 		rl.rlim_cur = rl.rlim_max;
 		(void) setrlimit(RLIMIT_NOFILE, &rl);
 	}
-	(void) rpma_log_set_threshold(RPMA_LOG_THRESHOLD_AUX, RPMA_LOG_LEVEL_ERROR);
-	setvbuf(stdout, NULL, _IOLBF, 0);   /* a test reading the pipe sees each line as it comes */
+	init_output();
 
 	sigset_t sigs;
 	sigemptyset(&sigs);
@@ -273,15 +246,8 @@ int main(int argc, char **argv)
 	for (long i = 0; i < count; i++)
 		h[i].ev_fd = -1;
 
-	struct ibv_context *ibv;
-	if ((ret = rpma_utils_get_ibv_context(addr, RPMA_UTIL_IBV_CONTEXT_REMOTE, &ibv))) {
-		fail(-1, "rpma_utils_get_ibv_context", ret);
+	if (new_peer(addr, &peer))
 		return EXIT_FAIL;
-	}
-	if ((ret = rpma_peer_new(ibv, &peer))) {
-		fail(-1, "rpma_peer_new", ret);
-		return EXIT_FAIL;
-	}
 	if (post_recv) {
 		/* one region for all receive slots: one registration, not one per connection */
 		if (posix_memalign((void **)&recv_buf, (size_t)sysconf(_SC_PAGESIZE), (size_t)count * MSG_SIZE)) {
@@ -291,7 +257,7 @@ int main(int argc, char **argv)
 		}
 		memset(recv_buf, 0, (size_t)count * MSG_SIZE);
 		if ((ret = rpma_mr_reg(peer, recv_buf, (size_t)count * MSG_SIZE, RPMA_MR_USAGE_RECV, &recv_mr))) {
-			fail(-1, "rpma_mr_reg", ret);
+			fail("rpma_mr_reg", ret);
 			rc = EXIT_FAIL;
 			goto out_free;
 		}
@@ -361,7 +327,7 @@ int main(int argc, char **argv)
 				if (h[i].state != S_ESTABLISHED)
 					continue;
 				if ((ret = rpma_conn_disconnect(h[i].conn))) {
-					fail(i, "rpma_conn_disconnect", ret);
+					fail_conn(i, "rpma_conn_disconnect", ret);
 					st.errors++;
 					drop(i);
 				} else {
@@ -427,14 +393,14 @@ int main(int argc, char **argv)
 		if (h[i].conn)
 			drop(i);
 	if ((ret = rpma_mr_dereg(&recv_mr))) {
-		fail(-1, "rpma_mr_dereg", ret);
+		fail("rpma_mr_dereg", ret);
 		st.errors++;
 	}
 out_free:
 	free(recv_buf);
 out_peer:
 	if ((ret = rpma_peer_delete(&peer))) {
-		fail(-1, "rpma_peer_delete", ret);
+		fail("rpma_peer_delete", ret);
 		st.errors++;
 	}
 	close(sig_fd);

@@ -21,94 +21,19 @@
  * when that is what it waited for). Every failure prints one "hello_client: ..." line on stderr.
  */
 #define _GNU_SOURCE
-#include <librpma.h>
+#define PROG_NAME "hello_client"
+#include "test_client.h"
 
 #include <errno.h>
-#include <fcntl.h>
-#include <poll.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#include <unistd.h>
 
 #define MAX_ATTEMPTS 10          /* the example's MAX_RETRY: 10 connects in all */
-#define TEARDOWN_GRACE_MS 2000   /* how long to wait for CLOSED after our own disconnect */
-
-enum { EXIT_OK = 0, EXIT_FAIL = 1, EXIT_USAGE = 2, EXIT_TIMEOUT = 3 };
-enum { WAIT_OK = 0, WAIT_TIMEOUT = 1 };   /* wait_event() results; < 0 is an error */
 
 static const char HELLO_SERVER[] = "Hello server!";   /* sent with its '\0': 14 bytes */
-
-static uint64_t now_ms(void)
-{
-	struct timespec t;
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (uint64_t)t.tv_sec * 1000u + (uint64_t)t.tv_nsec / 1000000u;
-}
-
-static void fail(const char *what, int ret)
-{
-	fprintf(stderr, "hello_client: %s failed: %d (%s)\n", what, ret, rpma_err_2str(ret));
-}
-
-static long parse_long(const char *opt, const char *s)
-{
-	char *end;
-	errno = 0;
-	long v = strtol(s, &end, 10);
-	if (errno || *end || v < 0) {
-		fprintf(stderr, "hello_client: bad value for %s: %s\n", opt, s);
-		exit(EXIT_USAGE);
-	}
-	return v;
-}
-
-/*
- * The next connection event, waiting at most until deadline. The event fd is non-blocking:
- * a spurious POLLIN then gives RPMA_E_PROVIDER with errno EAGAIN, which is "nothing yet".
- */
-static int wait_event(struct rpma_conn *conn, int ev_fd, uint64_t deadline, enum rpma_conn_event *ev)
-{
-	for (;;) {
-		uint64_t t = now_ms();
-		if (t >= deadline)
-			return WAIT_TIMEOUT;
-		struct pollfd pfd = { ev_fd, POLLIN, 0 };
-		int np = poll(&pfd, 1, (int)(deadline - t));
-		if (np < 0 && errno != EINTR) {
-			perror("hello_client: poll");
-			return -1;
-		}
-		if (np <= 0)
-			continue;
-		int ret = rpma_conn_next_event(conn, ev);
-		if (ret == 0)
-			return WAIT_OK;
-		if (ret == RPMA_E_UNKNOWN || ret == RPMA_E_NO_EVENT || (ret == RPMA_E_PROVIDER && errno == EAGAIN))
-			continue;   /* an event librpma does not map (acked, dropped), or nothing after all */
-		fail("rpma_conn_next_event", ret);
-		return ret;
-	}
-}
-
-/* the connection's event fd, made non-blocking so that every wait can be bounded by poll() */
-static int event_fd_of(struct rpma_conn *conn, int *fd)
-{
-	int ret = rpma_conn_get_event_fd(conn, fd);
-	if (ret) {
-		fail("rpma_conn_get_event_fd", ret);
-		return ret;
-	}
-	int fl = fcntl(*fd, F_GETFL);
-	if (fl < 0 || fcntl(*fd, F_SETFL, fl | O_NONBLOCK) < 0) {
-		perror("hello_client: fcntl(O_NONBLOCK)");
-		return -1;
-	}
-	return 0;
-}
 
 int main(int argc, char **argv)
 {
@@ -117,10 +42,10 @@ int main(int argc, char **argv)
 	long timeout_s = 60, retry_delay_ms = 5000;
 	for (int i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--timeout") && i + 1 < argc) {
-			timeout_s = parse_long(argv[i], argv[i + 1]);
+			timeout_s = parse_long(argv[i], argv[i + 1], 0);
 			i++;
 		} else if (!strcmp(argv[i], "--retry-delay-ms") && i + 1 < argc) {
-			retry_delay_ms = parse_long(argv[i], argv[i + 1]);
+			retry_delay_ms = parse_long(argv[i], argv[i + 1], 0);
 			i++;
 		} else if (argv[i][0] != '-' && npos < 2)
 			pos[npos++] = argv[i];
@@ -134,11 +59,8 @@ int main(int argc, char **argv)
 	const char *addr = pos[0], *port = pos[1];
 	uint64_t deadline = now_ms() + (uint64_t)timeout_s * 1000u;
 
-	/* librpma logs to syslog by default; errors also go to stderr */
-	(void) rpma_log_set_threshold(RPMA_LOG_THRESHOLD_AUX, RPMA_LOG_LEVEL_ERROR);
-	setvbuf(stdout, NULL, _IOLBF, 0);   /* a test reading the pipe sees each line as it comes */
+	init_output();
 
-	struct ibv_context *ibv = NULL;
 	struct rpma_peer *peer = NULL;
 	struct rpma_conn_req *req = NULL;
 	struct rpma_conn *conn = NULL;
@@ -146,14 +68,8 @@ int main(int argc, char **argv)
 	int ev_fd = -1, ret, rc = EXIT_FAIL;
 	bool established = false;
 
-	if ((ret = rpma_utils_get_ibv_context(addr, RPMA_UTIL_IBV_CONTEXT_REMOTE, &ibv))) {
-		fail("rpma_utils_get_ibv_context", ret);
+	if (new_peer(addr, &peer))
 		return EXIT_FAIL;
-	}
-	if ((ret = rpma_peer_new(ibv, &peer))) {
-		fail("rpma_peer_new", ret);
-		return EXIT_FAIL;
-	}
 
 	struct rpma_conn_private_data pdata = { (void *)HELLO_SERVER, sizeof(HELLO_SERVER) };
 	for (int attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
@@ -165,25 +81,15 @@ int main(int argc, char **argv)
 			fail("rpma_conn_req_connect", ret);
 			goto out_peer;
 		}
-		if (event_fd_of(conn, &ev_fd))
-			goto out_disconnect;
-		ret = wait_event(conn, ev_fd, deadline, &ev);
-		if (ret == WAIT_TIMEOUT) {
-			fprintf(stderr, "hello_client: no answer to the connect within %ld s\n", timeout_s);
-			rc = EXIT_TIMEOUT;
-			goto out_disconnect;
-		}
-		if (ret)
-			goto out_disconnect;
-		if (ev == RPMA_CONN_ESTABLISHED) {
+		ret = wait_established(conn, &ev_fd, deadline, (uint64_t)timeout_s, true);
+		if (ret == WAIT_OK) {
 			established = true;
 			break;
 		}
-		if (ev != RPMA_CONN_REJECTED) {
-			fprintf(stderr, "hello_client: unexpected event while connecting: %s\n",
-				rpma_utils_conn_event_2str(ev));
+		if (ret == WAIT_TIMEOUT)
+			rc = EXIT_TIMEOUT;
+		if (ret != WAIT_REJECTED)
 			goto out_disconnect;
-		}
 		/* REJECTED: the server is not there (yet), or turned us away; as the example does */
 		(void) rpma_conn_disconnect(conn);
 		if ((ret = rpma_conn_delete(&conn)))
@@ -247,22 +153,10 @@ int main(int argc, char **argv)
 out_disconnect:
 	/* our side ends it: disconnect and give the CLOSED a short, bounded wait (a connection
 	 * that never got established is only deleted) */
-	if (established && rpma_conn_disconnect(conn) == 0) {
-		uint64_t grace = now_ms() + TEARDOWN_GRACE_MS;
-		do {
-			ev = RPMA_CONN_UNDEFINED;
-		} while (wait_event(conn, ev_fd, grace, &ev) == WAIT_OK && ev != RPMA_CONN_CLOSED &&
-				ev != RPMA_CONN_LOST);
-	}
+	if (established && rpma_conn_disconnect(conn) == 0)
+		(void) wait_closed(conn, ev_fd, now_ms() + TEARDOWN_GRACE_MS);
 out_delete:
-	if ((ret = rpma_conn_delete(&conn))) {
-		fail("rpma_conn_delete", ret);
-		rc = rc == EXIT_OK ? EXIT_FAIL : rc;
-	}
+	rc = cleanup_rc(rc, "rpma_conn_delete", rpma_conn_delete(&conn));
 out_peer:
-	if ((ret = rpma_peer_delete(&peer))) {
-		fail("rpma_peer_delete", ret);
-		rc = rc == EXIT_OK ? EXIT_FAIL : rc;
-	}
-	return rc;
+	return cleanup_rc(rc, "rpma_peer_delete", rpma_peer_delete(&peer));
 }

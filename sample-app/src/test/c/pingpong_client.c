@@ -26,12 +26,12 @@
  * connection after N rounds"). Every failure prints one "pingpong_client: ..." line on stderr.
  */
 #define _GNU_SOURCE
-#include <librpma.h>
+#define PROG_NAME "pingpong_client"
+#include "test_client.h"
 #include <infiniband/verbs.h>
 
 #include <endian.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <inttypes.h>
 #include <poll.h>
 #include <stdbool.h>
@@ -45,73 +45,17 @@
 #define MSG_SIZE sizeof(uint64_t)
 #define I_M_DONE UINT64_MAX
 #define MAX_N_WC 2                 /* one send and one receive completion per round */
-#define TEARDOWN_GRACE_MS 2000
 
-enum { EXIT_OK = 0, EXIT_FAIL = 1, EXIT_USAGE = 2, EXIT_TIMEOUT = 3, EXIT_SERVER_CLOSED = 4 };
-enum { WAIT_OK = 0, WAIT_TIMEOUT = 1, WAIT_CLOSED = 2 };   /* wait results; < 0 is an error */
-
-static uint64_t now_ms(void)
-{
-	struct timespec t;
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (uint64_t)t.tv_sec * 1000u + (uint64_t)t.tv_nsec / 1000000u;
-}
-
-static void fail(const char *what, int ret)
-{
-	fprintf(stderr, "pingpong_client: %s failed: %d (%s)\n", what, ret, rpma_err_2str(ret));
-}
+enum { EXIT_SERVER_CLOSED = 4 };   /* after the common EXIT_OK .. EXIT_TIMEOUT */
 
 static uint64_t parse_u64(const char *what, const char *s)
 {
 	char *end;
 	errno = 0;
 	unsigned long long v = strtoull(s, &end, 10);
-	if (errno || *end || !*s || *s == '-') {
-		fprintf(stderr, "pingpong_client: bad value for %s: %s\n", what, s);
-		exit(EXIT_USAGE);
-	}
+	if (errno || *end || !*s || *s == '-')
+		bad_value(what, s);
 	return v;
-}
-
-static int set_nonblock(int fd)
-{
-	int fl = fcntl(fd, F_GETFL);
-	if (fl < 0 || fcntl(fd, F_SETFL, fl | O_NONBLOCK) < 0) {
-		perror("pingpong_client: fcntl(O_NONBLOCK)");
-		return -1;
-	}
-	return 0;
-}
-
-static bool no_event(int ret)
-{
-	return ret == RPMA_E_UNKNOWN || ret == RPMA_E_NO_EVENT || (ret == RPMA_E_PROVIDER && errno == EAGAIN);
-}
-
-/* the next connection event, waiting at most until deadline */
-static int wait_event(struct rpma_conn *conn, int ev_fd, uint64_t deadline, enum rpma_conn_event *ev)
-{
-	for (;;) {
-		uint64_t t = now_ms();
-		if (t >= deadline)
-			return WAIT_TIMEOUT;
-		struct pollfd pfd = { ev_fd, POLLIN, 0 };
-		int np = poll(&pfd, 1, (int)(deadline - t));
-		if (np < 0 && errno != EINTR) {
-			perror("pingpong_client: poll");
-			return -1;
-		}
-		if (np <= 0)
-			continue;
-		int ret = rpma_conn_next_event(conn, ev);
-		if (ret == 0)
-			return WAIT_OK;
-		if (no_event(ret))
-			continue;
-		fail("rpma_conn_next_event", ret);
-		return ret;
-	}
 }
 
 /* the example's validate_wc() */
@@ -230,17 +174,14 @@ int main(int argc, char **argv)
 	}
 	uint64_t deadline = now_ms() + timeout_s * 1000u;
 
-	(void) rpma_log_set_threshold(RPMA_LOG_THRESHOLD_AUX, RPMA_LOG_LEVEL_ERROR);
-	setvbuf(stdout, NULL, _IOLBF, 0);   /* a test reading the pipe sees each line as it comes */
+	init_output();
 
-	struct ibv_context *ibv = NULL;
 	struct rpma_peer *peer = NULL;
 	struct rpma_conn_req *req = NULL;
 	struct rpma_conn *conn = NULL;
 	struct rpma_mr_local *recv_mr = NULL, *send_mr = NULL;
 	struct rpma_cq *cq = NULL;
 	uint64_t *recv = NULL, *send = NULL;
-	enum rpma_conn_event ev = RPMA_CONN_UNDEFINED;
 	int ev_fd = -1, cq_fd = -1, ret, rc = EXIT_FAIL;
 	uint64_t done = 0;
 	bool established = false, closed = false;
@@ -252,14 +193,8 @@ int main(int argc, char **argv)
 		goto out_free;
 	}
 	*recv = *send = 0;
-	if ((ret = rpma_utils_get_ibv_context(addr, RPMA_UTIL_IBV_CONTEXT_REMOTE, &ibv))) {
-		fail("rpma_utils_get_ibv_context", ret);
+	if (new_peer(addr, &peer))
 		goto out_free;
-	}
-	if ((ret = rpma_peer_new(ibv, &peer))) {
-		fail("rpma_peer_new", ret);
-		goto out_free;
-	}
 	if ((ret = rpma_mr_reg(peer, recv, MSG_SIZE, RPMA_MR_USAGE_RECV, &recv_mr)) ||
 			(ret = rpma_mr_reg(peer, send, MSG_SIZE, RPMA_MR_USAGE_SEND, &send_mr))) {
 		fail("rpma_mr_reg", ret);
@@ -274,31 +209,14 @@ int main(int argc, char **argv)
 		fail("rpma_conn_req_connect", ret);
 		goto out_dereg;
 	}
-	if ((ret = rpma_conn_get_event_fd(conn, &ev_fd)) || set_nonblock(ev_fd)) {
-		if (ret)
-			fail("rpma_conn_get_event_fd", ret);
-		ev_fd = -1;
-		goto out_disconnect;
-	}
-	ret = wait_event(conn, ev_fd, deadline, &ev);
-	if (ret == WAIT_TIMEOUT) {
-		fprintf(stderr, "pingpong_client: no answer to the connect within %" PRIu64 " s\n", timeout_s);
+	ret = wait_established(conn, &ev_fd, deadline, timeout_s, false);
+	if (ret == WAIT_TIMEOUT)
 		rc = EXIT_TIMEOUT;
-		goto out_disconnect;
-	}
 	if (ret)
 		goto out_disconnect;
-	if (ev != RPMA_CONN_ESTABLISHED) {
-		fprintf(stderr, "pingpong_client: unexpected event while connecting: %s\n",
-			rpma_utils_conn_event_2str(ev));
-		goto out_disconnect;
-	}
 	established = true;
-	if ((ret = rpma_conn_get_cq(conn, &cq)) || (ret = rpma_cq_get_fd(cq, &cq_fd)) || set_nonblock(cq_fd)) {
-		if (ret)
-			fail("rpma_conn_get_cq/rpma_cq_get_fd", ret);
+	if (get_cq_fd(conn, &cq, &cq_fd))
 		goto out_disconnect;
-	}
 
 	while (--rounds) {
 		/* a receive for the server's answer, then the counter */
@@ -353,41 +271,11 @@ int main(int argc, char **argv)
 out_disconnect:
 	/* disconnect (also answers a server's disconnect), wait (bounded) for CLOSED, delete;
 	 * a connection that never got established is only deleted */
-	if (!established) {
-		/* nothing to disconnect */
-	} else if ((ret = rpma_conn_disconnect(conn))) {
-		fail("rpma_conn_disconnect", ret);
-		rc = rc == EXIT_OK ? EXIT_FAIL : rc;
-	} else if (ev_fd >= 0 && !closed) {
-		uint64_t until = now_ms() + TEARDOWN_GRACE_MS;
-		if (rc == EXIT_OK && deadline > until)
-			until = deadline;
-		do {
-			ev = RPMA_CONN_UNDEFINED;
-			ret = wait_event(conn, ev_fd, until, &ev);
-		} while (ret == WAIT_OK && ev != RPMA_CONN_CLOSED && ev != RPMA_CONN_LOST);
-		if (ret && rc == EXIT_OK) {
-			fprintf(stderr, "pingpong_client: no CLOSED after the disconnect\n");
-			rc = ret == WAIT_TIMEOUT ? EXIT_TIMEOUT : EXIT_FAIL;
-		}
-	}
-	if ((ret = rpma_conn_delete(&conn))) {
-		fail("rpma_conn_delete", ret);
-		rc = rc == EXIT_OK ? EXIT_FAIL : rc;
-	}
+	rc = end_connection(&conn, established, closed, ev_fd, deadline, rc);
 out_dereg:
-	if ((ret = rpma_mr_dereg(&send_mr))) {
-		fail("rpma_mr_dereg(send)", ret);
-		rc = rc == EXIT_OK ? EXIT_FAIL : rc;
-	}
-	if ((ret = rpma_mr_dereg(&recv_mr))) {
-		fail("rpma_mr_dereg(recv)", ret);
-		rc = rc == EXIT_OK ? EXIT_FAIL : rc;
-	}
-	if ((ret = rpma_peer_delete(&peer))) {
-		fail("rpma_peer_delete", ret);
-		rc = rc == EXIT_OK ? EXIT_FAIL : rc;
-	}
+	rc = cleanup_rc(rc, "rpma_mr_dereg(send)", rpma_mr_dereg(&send_mr));
+	rc = cleanup_rc(rc, "rpma_mr_dereg(recv)", rpma_mr_dereg(&recv_mr));
+	rc = cleanup_rc(rc, "rpma_peer_delete", rpma_peer_delete(&peer));
 out_free:
 	free(send);
 	free(recv);

@@ -25,93 +25,22 @@
  * "read_client: ..." line on stderr.
  */
 #define _GNU_SOURCE
-#include <librpma.h>
+#define PROG_NAME "read_client"
+#include "test_client.h"
 #include <infiniband/verbs.h>
 
-#include <endian.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <poll.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 #define KILOBYTE 1024
 #define DESCRIPTORS_MAX_SIZE 24
 #define COMMON_DATA_HEADER 4          /* data_offset (u16), mr_desc_size (u8), pcfg_desc_size (u8) */
-#define TEARDOWN_GRACE_MS 2000
-
-enum { EXIT_OK = 0, EXIT_FAIL = 1, EXIT_USAGE = 2, EXIT_TIMEOUT = 3 };
-enum { WAIT_OK = 0, WAIT_TIMEOUT = 1 };   /* wait results; < 0 is an error */
-
-static uint64_t now_ms(void)
-{
-	struct timespec t;
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (uint64_t)t.tv_sec * 1000u + (uint64_t)t.tv_nsec / 1000000u;
-}
-
-static void fail(const char *what, int ret)
-{
-	fprintf(stderr, "read_client: %s failed: %d (%s)\n", what, ret, rpma_err_2str(ret));
-}
-
-static long parse_long(const char *opt, const char *s)
-{
-	char *end;
-	errno = 0;
-	long v = strtol(s, &end, 10);
-	if (errno || *end || v < 1) {
-		fprintf(stderr, "read_client: bad value for %s: %s\n", opt, s);
-		exit(EXIT_USAGE);
-	}
-	return v;
-}
-
-static int set_nonblock(int fd)
-{
-	int fl = fcntl(fd, F_GETFL);
-	if (fl < 0 || fcntl(fd, F_SETFL, fl | O_NONBLOCK) < 0) {
-		perror("read_client: fcntl(O_NONBLOCK)");
-		return -1;
-	}
-	return 0;
-}
-
-/* true when a failed rpma_conn_next_event only means "nothing queued" on a non-blocking fd */
-static bool no_event(int ret)
-{
-	return ret == RPMA_E_UNKNOWN || ret == RPMA_E_NO_EVENT || (ret == RPMA_E_PROVIDER && errno == EAGAIN);
-}
-
-/* the next connection event, waiting at most until deadline */
-static int wait_event(struct rpma_conn *conn, int ev_fd, uint64_t deadline, enum rpma_conn_event *ev)
-{
-	for (;;) {
-		uint64_t t = now_ms();
-		if (t >= deadline)
-			return WAIT_TIMEOUT;
-		struct pollfd pfd = { ev_fd, POLLIN, 0 };
-		int np = poll(&pfd, 1, (int)(deadline - t));
-		if (np < 0 && errno != EINTR) {
-			perror("read_client: poll");
-			return -1;
-		}
-		if (np <= 0)
-			continue;
-		int ret = rpma_conn_next_event(conn, ev);
-		if (ret == 0)
-			return WAIT_OK;
-		if (no_event(ret))
-			continue;
-		fail("rpma_conn_next_event", ret);
-		return ret;
-	}
-}
 
 /*
  * One completion, as the example waits for it (rpma_cq_wait, then rpma_cq_get_wc), but with
@@ -174,7 +103,7 @@ int main(int argc, char **argv)
 	long timeout_s = 60;
 	for (int i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--timeout") && i + 1 < argc) {
-			timeout_s = parse_long(argv[i], argv[i + 1]);
+			timeout_s = parse_long(argv[i], argv[i + 1], 1);
 			i++;
 		} else if (argv[i][0] != '-' && npos < 2) {
 			pos[npos++] = argv[i];
@@ -189,10 +118,8 @@ int main(int argc, char **argv)
 	const char *addr = pos[0], *port = pos[1];
 	uint64_t deadline = now_ms() + (uint64_t)timeout_s * 1000u;
 
-	(void) rpma_log_set_threshold(RPMA_LOG_THRESHOLD_AUX, RPMA_LOG_LEVEL_ERROR);
-	setvbuf(stdout, NULL, _IOLBF, 0);   /* a test reading the pipe sees each line as it comes */
+	init_output();
 
-	struct ibv_context *ibv = NULL;
 	struct rpma_peer *peer = NULL;
 	struct rpma_conn_req *req = NULL;
 	struct rpma_conn *conn = NULL;
@@ -200,18 +127,11 @@ int main(int argc, char **argv)
 	struct rpma_mr_remote *src_mr = NULL;
 	struct rpma_cq *cq = NULL;
 	char *dst = NULL;
-	enum rpma_conn_event ev = RPMA_CONN_UNDEFINED;
 	int ev_fd = -1, cq_fd = -1, ret, rc = EXIT_FAIL;
 	bool established = false;
 
-	if ((ret = rpma_utils_get_ibv_context(addr, RPMA_UTIL_IBV_CONTEXT_REMOTE, &ibv))) {
-		fail("rpma_utils_get_ibv_context", ret);
+	if (new_peer(addr, &peer))
 		return EXIT_FAIL;
-	}
-	if ((ret = rpma_peer_new(ibv, &peer))) {
-		fail("rpma_peer_new", ret);
-		return EXIT_FAIL;
-	}
 	/* page-aligned and zeroed, as the example's malloc_aligned() */
 	if (posix_memalign((void **)&dst, (size_t)sysconf(_SC_PAGESIZE), KILOBYTE)) {
 		fprintf(stderr, "read_client: out of memory\n");
@@ -231,25 +151,11 @@ int main(int argc, char **argv)
 		fail("rpma_conn_req_connect", ret);
 		goto out_dereg;
 	}
-	if ((ret = rpma_conn_get_event_fd(conn, &ev_fd)) || set_nonblock(ev_fd)) {
-		if (ret)
-			fail("rpma_conn_get_event_fd", ret);
-		ev_fd = -1;
-		goto out_disconnect;
-	}
-	ret = wait_event(conn, ev_fd, deadline, &ev);
-	if (ret == WAIT_TIMEOUT) {
-		fprintf(stderr, "read_client: no answer to the connect within %ld s\n", timeout_s);
+	ret = wait_established(conn, &ev_fd, deadline, (uint64_t)timeout_s, false);
+	if (ret == WAIT_TIMEOUT)
 		rc = EXIT_TIMEOUT;
-		goto out_disconnect;
-	}
 	if (ret)
 		goto out_disconnect;
-	if (ev != RPMA_CONN_ESTABLISHED) {
-		fprintf(stderr, "read_client: unexpected event while connecting: %s\n",
-			rpma_utils_conn_event_2str(ev));
-		goto out_disconnect;
-	}
 	established = true;
 
 	/* the server's memory region, as example 02's common_data */
@@ -292,11 +198,8 @@ int main(int argc, char **argv)
 		fail("rpma_read", ret);
 		goto out_remote;
 	}
-	if ((ret = rpma_conn_get_cq(conn, &cq)) || (ret = rpma_cq_get_fd(cq, &cq_fd)) || set_nonblock(cq_fd)) {
-		if (ret)
-			fail("rpma_conn_get_cq/rpma_cq_get_fd", ret);
+	if (get_cq_fd(conn, &cq, &cq_fd))
 		goto out_remote;
-	}
 	struct ibv_wc wc;
 	ret = wait_completion(conn, cq, cq_fd, ev_fd, deadline, &wc);
 	if (ret == WAIT_TIMEOUT) {
@@ -319,47 +222,15 @@ int main(int argc, char **argv)
 	rc = EXIT_OK;
 
 out_remote:
-	if ((ret = rpma_mr_remote_delete(&src_mr))) {
-		fail("rpma_mr_remote_delete", ret);
-		rc = rc == EXIT_OK ? EXIT_FAIL : rc;
-	}
+	rc = cleanup_rc(rc, "rpma_mr_remote_delete", rpma_mr_remote_delete(&src_mr));
 out_disconnect:
 	/* the client ends it: disconnect, wait (bounded) for CLOSED, delete; a connection that
 	 * never got established is only deleted */
-	if (!established) {
-		/* nothing to disconnect */
-	} else if ((ret = rpma_conn_disconnect(conn))) {
-		fail("rpma_conn_disconnect", ret);
-		rc = rc == EXIT_OK ? EXIT_FAIL : rc;
-	} else if (ev_fd >= 0) {
-		/* the rest of the run's time, but at least a short grace after a failure */
-		uint64_t until = now_ms() + TEARDOWN_GRACE_MS;
-		if (rc == EXIT_OK && deadline > until)
-			until = deadline;
-		do {
-			ev = RPMA_CONN_UNDEFINED;
-			ret = wait_event(conn, ev_fd, until, &ev);
-		} while (ret == WAIT_OK && ev != RPMA_CONN_CLOSED && ev != RPMA_CONN_LOST);
-		if (ret && rc == EXIT_OK) {
-			fprintf(stderr, "read_client: no CLOSED after the disconnect\n");
-			rc = ret == WAIT_TIMEOUT ? EXIT_TIMEOUT : EXIT_FAIL;
-		}
-	}
-	if ((ret = rpma_conn_delete(&conn))) {
-		fail("rpma_conn_delete", ret);
-		rc = rc == EXIT_OK ? EXIT_FAIL : rc;
-	}
+	rc = end_connection(&conn, established, false, ev_fd, deadline, rc);
 out_dereg:
-	if ((ret = rpma_mr_dereg(&dst_mr))) {
-		fail("rpma_mr_dereg", ret);
-		rc = rc == EXIT_OK ? EXIT_FAIL : rc;
-	}
+	rc = cleanup_rc(rc, "rpma_mr_dereg", rpma_mr_dereg(&dst_mr));
 out_free:
 	free(dst);
 out_peer:
-	if ((ret = rpma_peer_delete(&peer))) {
-		fail("rpma_peer_delete", ret);
-		rc = rc == EXIT_OK ? EXIT_FAIL : rc;
-	}
-	return rc;
+	return cleanup_rc(rc, "rpma_peer_delete", rpma_peer_delete(&peer));
 }

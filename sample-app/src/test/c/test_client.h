@@ -1,0 +1,234 @@
+/*
+ * test_client.h - what the end-to-end tests' C clients (hello_client, read_client,
+ * pingpong_client, conn_holder, bad_client) have in common: exit codes, argument parsing,
+ * error messages, non-blocking CM event fds and bounded waits for connection events, and the
+ * set-up and teardown steps they share.
+ *
+ * Each program defines _GNU_SOURCE and PROG_NAME (its name, a string literal: every message
+ * starts with it) before it includes this header, e.g.
+ *   #define _GNU_SOURCE
+ *   #define PROG_NAME "hello_client"
+ *   #include "test_client.h"
+ * Everything here is static inline: a program that does not use a function gets no warning.
+ */
+#ifndef TEST_CLIENT_H
+#define TEST_CLIENT_H
+
+#ifndef PROG_NAME
+#error "define PROG_NAME (the program's name, a string literal) before including test_client.h"
+#endif
+
+#include <librpma.h>
+
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <poll.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <time.h>
+
+#define TEARDOWN_GRACE_MS 2000   /* how long to wait for CLOSED after our own disconnect */
+
+/* exit codes of every client; a program adds its own from 4 on */
+enum { EXIT_OK = 0, EXIT_FAIL = 1, EXIT_USAGE = 2, EXIT_TIMEOUT = 3 };
+/* results of the waits; < 0 is an error */
+enum { WAIT_OK = 0, WAIT_TIMEOUT = 1, WAIT_CLOSED = 2, WAIT_REJECTED = 3 };
+
+static inline uint64_t now_ms(void)
+{
+	struct timespec t;
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (uint64_t)t.tv_sec * 1000u + (uint64_t)t.tv_nsec / 1000000u;
+}
+
+/* "<program>: <what> failed: <ret> (<librpma's text for ret>)" on stderr */
+static inline void fail(const char *what, int ret)
+{
+	fprintf(stderr, PROG_NAME ": %s failed: %d (%s)\n", what, ret, rpma_err_2str(ret));
+}
+
+/* a bad value of an option or argument: "<program>: bad value for <what>: <s>", exit 2 */
+static inline _Noreturn void bad_value(const char *what, const char *s)
+{
+	fprintf(stderr, PROG_NAME ": bad value for %s: %s\n", what, s);
+	exit(EXIT_USAGE);
+}
+
+/* a decimal long >= min (an empty string is 0); anything else is a bad value */
+static inline long parse_long(const char *opt, const char *s, long min)
+{
+	char *end;
+	errno = 0;
+	long v = strtol(s, &end, 10);
+	if (errno || *end || v < min)
+		bad_value(opt, s);
+	return v;
+}
+
+/* librpma logs to syslog by default: errors go to stderr too; stdout is line-buffered, so that
+ * a test reading the pipe sees each line as it comes */
+static inline void init_output(void)
+{
+	(void) rpma_log_set_threshold(RPMA_LOG_THRESHOLD_AUX, RPMA_LOG_LEVEL_ERROR);
+	setvbuf(stdout, NULL, _IOLBF, 0);
+}
+
+static inline int set_nonblock(int fd)
+{
+	int fl = fcntl(fd, F_GETFL);
+	if (fl < 0 || fcntl(fd, F_SETFL, fl | O_NONBLOCK) < 0) {
+		perror(PROG_NAME ": fcntl(O_NONBLOCK)");
+		return -1;
+	}
+	return 0;
+}
+
+/*
+ * true when a failed rpma_conn_next_event only means "nothing queued" on a non-blocking fd:
+ * an event librpma does not map (acked, dropped), or a spurious POLLIN (RPMA_E_PROVIDER with
+ * errno EAGAIN)
+ */
+static inline bool no_event(int ret)
+{
+	return ret == RPMA_E_UNKNOWN || ret == RPMA_E_NO_EVENT || (ret == RPMA_E_PROVIDER && errno == EAGAIN);
+}
+
+/* the next connection event, waiting at most until deadline (ev_fd non-blocking) */
+static inline int wait_event(struct rpma_conn *conn, int ev_fd, uint64_t deadline, enum rpma_conn_event *ev)
+{
+	for (;;) {
+		uint64_t t = now_ms();
+		if (t >= deadline)
+			return WAIT_TIMEOUT;
+		struct pollfd pfd = { ev_fd, POLLIN, 0 };
+		int np = poll(&pfd, 1, (int)(deadline - t));
+		if (np < 0 && errno != EINTR) {
+			perror(PROG_NAME ": poll");
+			return -1;
+		}
+		if (np <= 0)
+			continue;
+		int ret = rpma_conn_next_event(conn, ev);
+		if (ret == 0)
+			return WAIT_OK;
+		if (no_event(ret))
+			continue;
+		fail("rpma_conn_next_event", ret);
+		return ret;
+	}
+}
+
+/* wait at most until deadline for CLOSED or LOST, skipping other events: WAIT_OK once it came */
+static inline int wait_closed(struct rpma_conn *conn, int ev_fd, uint64_t deadline)
+{
+	enum rpma_conn_event ev;
+	int ret;
+	do {
+		ev = RPMA_CONN_UNDEFINED;
+		ret = wait_event(conn, ev_fd, deadline, &ev);
+	} while (ret == WAIT_OK && ev != RPMA_CONN_CLOSED && ev != RPMA_CONN_LOST);
+	return ret;
+}
+
+/* the peer on the device that reaches addr; a failure is reported */
+static inline int new_peer(const char *addr, struct rpma_peer **peer)
+{
+	struct ibv_context *ibv = NULL;
+	int ret = rpma_utils_get_ibv_context(addr, RPMA_UTIL_IBV_CONTEXT_REMOTE, &ibv);
+	if (ret) {
+		fail("rpma_utils_get_ibv_context", ret);
+		return ret;
+	}
+	if ((ret = rpma_peer_new(ibv, peer)))
+		fail("rpma_peer_new", ret);
+	return ret;
+}
+
+/*
+ * After rpma_conn_req_connect: makes the connection's event fd (*ev_fd; -1 when that fails)
+ * non-blocking, so that every wait can be bounded by poll(), and waits until deadline for its
+ * first event. WAIT_OK: ESTABLISHED; WAIT_REJECTED: REJECTED, when rejected_ok; WAIT_TIMEOUT:
+ * no event ("no answer to the connect within <timeout_s> s" printed); < 0: an error or another
+ * event ("unexpected event while connecting: <event>"), printed.
+ */
+static inline int wait_established(struct rpma_conn *conn, int *ev_fd, uint64_t deadline, uint64_t timeout_s,
+		bool rejected_ok)
+{
+	int ret = rpma_conn_get_event_fd(conn, ev_fd);
+	if (ret || set_nonblock(*ev_fd)) {
+		if (ret)
+			fail("rpma_conn_get_event_fd", ret);
+		*ev_fd = -1;
+		return ret ? ret : -1;
+	}
+	enum rpma_conn_event ev = RPMA_CONN_UNDEFINED;
+	ret = wait_event(conn, *ev_fd, deadline, &ev);
+	if (ret == WAIT_TIMEOUT)
+		fprintf(stderr, PROG_NAME ": no answer to the connect within %" PRIu64 " s\n", timeout_s);
+	if (ret)
+		return ret;
+	if (ev == RPMA_CONN_ESTABLISHED)
+		return WAIT_OK;
+	if (ev == RPMA_CONN_REJECTED && rejected_ok)
+		return WAIT_REJECTED;
+	fprintf(stderr, PROG_NAME ": unexpected event while connecting: %s\n", rpma_utils_conn_event_2str(ev));
+	return -1;
+}
+
+/* the connection's CQ and its completion channel fd, made non-blocking; a failure is reported */
+static inline int get_cq_fd(struct rpma_conn *conn, struct rpma_cq **cq, int *cq_fd)
+{
+	int ret;
+	if ((ret = rpma_conn_get_cq(conn, cq)) || (ret = rpma_cq_get_fd(*cq, cq_fd)) || set_nonblock(*cq_fd)) {
+		if (ret)
+			fail("rpma_conn_get_cq/rpma_cq_get_fd", ret);
+		return ret ? ret : -1;
+	}
+	return 0;
+}
+
+/* the run's exit code after a clean-up call: a failure (ret) is reported and fails a run that
+ * had succeeded so far */
+static inline int cleanup_rc(int rc, const char *what, int ret)
+{
+	if (ret) {
+		fail(what, ret);
+		rc = rc == EXIT_OK ? EXIT_FAIL : rc;
+	}
+	return rc;
+}
+
+/*
+ * The client ends the connection: disconnect (also answers a server's disconnect), wait
+ * (bounded) for CLOSED, delete. A connection that never got established is only deleted; one
+ * whose CLOSED/LOST was seen already (closed), or without an event fd, is not waited for. The
+ * wait lasts the rest of the run's time (until deadline) when the run has succeeded so far,
+ * else a short grace (TEARDOWN_GRACE_MS, also the least it lasts); a missing CLOSED then fails
+ * the run ("no CLOSED after the disconnect"). Returns the run's exit code: rc, or
+ * EXIT_FAIL/EXIT_TIMEOUT when it was EXIT_OK and a step here failed.
+ */
+static inline int end_connection(struct rpma_conn **conn, bool established, bool closed, int ev_fd,
+		uint64_t deadline, int rc)
+{
+	int ret;
+	if (!established) {
+		/* nothing to disconnect */
+	} else if ((ret = rpma_conn_disconnect(*conn))) {
+		rc = cleanup_rc(rc, "rpma_conn_disconnect", ret);
+	} else if (ev_fd >= 0 && !closed) {
+		uint64_t until = now_ms() + TEARDOWN_GRACE_MS;
+		if (rc == EXIT_OK && deadline > until)
+			until = deadline;
+		ret = wait_closed(*conn, ev_fd, until);
+		if (ret && rc == EXIT_OK) {
+			fprintf(stderr, PROG_NAME ": no CLOSED after the disconnect\n");
+			rc = ret == WAIT_TIMEOUT ? EXIT_TIMEOUT : EXIT_FAIL;
+		}
+	}
+	return cleanup_rc(rc, "rpma_conn_delete", rpma_conn_delete(conn));
+}
+
+#endif /* TEST_CLIENT_H */
