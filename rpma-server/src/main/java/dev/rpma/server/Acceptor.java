@@ -183,9 +183,13 @@ final class Acceptor implements RpmaEventLoop.IoHandler {
             for (Runnable queued : this.pool.drain()) {
                 ((HandlerInvocation) queued).request.rejectIfPending(RejectReason.SHUTDOWN);
             }
-            this.pool.shutdown();
         }
         this.pending.drain((request) -> request.rejectIfPending(RejectReason.SHUTDOWN));
+        if (this.pool != null) {
+            // after the rejects: a handler the interrupt wakes finds its request decided, as SHUTDOWN, and
+            // does not reject it as HANDLER_FAILED first
+            this.pool.shutdown();
+        }
         carryOutDecisions();
         try {
             this.endpoint.close();
