@@ -314,12 +314,13 @@ final class Acceptor implements RpmaEventLoop.IoHandler {
             invoke(incoming);
             return;
         }
-        this.pending.add(incoming);
         if (!this.pool.offer(new HandlerInvocation(incoming))) {
-            this.pending.removeLast(incoming);
             incoming.rejectIfPending(RejectReason.QUEUE_FULL);
             return;
         }
+        // after the offer, which may fail: a handler thread may decide it meanwhile, but that decision
+        // is carried out on this thread, after this, and dropDecided then forgets it
+        this.pending.add(incoming);
         scheduleDeadline(incoming.deadlineNanos);
     }
 
