@@ -183,9 +183,13 @@ final class Acceptor implements RpmaEventLoop.IoHandler {
             for (Runnable queued : this.pool.drain()) {
                 ((HandlerInvocation) queued).request.rejectIfPending(RejectReason.SHUTDOWN);
             }
-            this.pool.shutdown();
         }
         this.pending.drain((request) -> request.rejectIfPending(RejectReason.SHUTDOWN));
+        if (this.pool != null) {
+            // after the rejects: a handler the interrupt wakes finds its request decided, as SHUTDOWN, and
+            // does not reject it as HANDLER_FAILED first
+            this.pool.shutdown();
+        }
         carryOutDecisions();
         try {
             this.endpoint.close();
@@ -310,12 +314,13 @@ final class Acceptor implements RpmaEventLoop.IoHandler {
             invoke(incoming);
             return;
         }
-        this.pending.add(incoming);
         if (!this.pool.offer(new HandlerInvocation(incoming))) {
-            this.pending.removeLast(incoming);
             incoming.rejectIfPending(RejectReason.QUEUE_FULL);
             return;
         }
+        // after the offer, which may fail: a handler thread may decide it meanwhile, but that decision
+        // is carried out on this thread, after this, and dropDecided then forgets it
+        this.pending.add(incoming);
         scheduleDeadline(incoming.deadlineNanos);
     }
 

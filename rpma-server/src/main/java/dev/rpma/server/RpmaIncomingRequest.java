@@ -64,6 +64,9 @@ public final class RpmaIncomingRequest {
      */
     @Nullable RpmaIncomingRequest decidedBefore;
 
+    /** The request handed to a handler thread after this one: the link of the acceptor's {@link PendingRequests}. */
+    @Nullable RpmaIncomingRequest pendingAfter;
+
     RpmaIncomingRequest(Acceptor acceptor, RpmaConnectionRequest request, long obtainedNanos, long deadlineNanos) {
         this.acceptor = acceptor;
         this.request = request;

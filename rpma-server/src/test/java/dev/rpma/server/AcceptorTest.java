@@ -237,6 +237,40 @@ class AcceptorTest {
     }
 
     @Test
+    void requestsDecidedBehindAnUndecidedOneAreHeldUntilItsDeadlineRejectsIt() throws Exception {
+        this.harness.acceptor = new RpmaEndpointSettings.Acceptor(8, 2, Duration.ofMillis(500), Duration.ofMillis(50),
+                10, false, true, RpmaEndpointSettings.Acceptor.DEFAULT_SPIN_LOOKS);
+        AtomicReference<RpmaIncomingRequest> undecided = new AtomicReference<>();
+        this.harness.start((request) -> {
+            if (undecided.compareAndSet(null, request)) {
+                // holds its thread and decides nothing: the deadline rejects it
+                FakeRequestWait.until(request::isDecided);
+                return;
+            }
+            request.reject();
+        });
+        FakeRequest first = this.harness.endpoint.queueRequest(HELLO_SERVER);
+        this.harness.await("the first handler", () -> undecided.get() != null);
+        FakeRequest[] later = new FakeRequest[5];
+        for (int i = 0; i < later.length; i++) {
+            later[i] = this.harness.endpoint.queueRequest(HELLO_SERVER);
+            FakeRequest request = later[i];
+            this.harness.await("the reject", () -> request.state() == FakeRequest.State.DELETED);
+        }
+        RpmaServedEndpoint served = this.harness.served();
+        int heldBeforeTheDeadline = CompletableFuture.supplyAsync(served.acceptor()::heldRequests, served.acceptorLoop())
+            .get();
+        this.harness.await("the deadline's reject", () -> first.state() == FakeRequest.State.DELETED);
+
+        assertThat(heldBeforeTheDeadline).as("the decided requests, held behind the undecided oldest one")
+            .isEqualTo(1 + later.length);
+        assertThat(CompletableFuture.supplyAsync(served.acceptor()::heldRequests, served.acceptorLoop()).get())
+            .as("requests the acceptor still holds").isZero();
+        assertThat(this.harness.statistics().rejected(RejectReason.DEADLINE)).isEqualTo(1);
+        assertThat(this.harness.statistics().rejected(RejectReason.HANDLER)).isEqualTo(later.length);
+    }
+
+    @Test
     void acceptsDecidedOnHandlerThreadsNeverOverlapTheTakingOfRequests() throws InterruptedException {
         // the fake flags an rpma_ep_next_conn_req that overlaps an accept of a request from the endpoint
         this.harness.fake.notThreadSafeDwell(Duration.ofMillis(2));
