@@ -424,7 +424,7 @@ final class Acceptor implements RpmaEventLoop.IoHandler {
             if (block != null) {
                 int slots = this.context.settings.messages().receiveSlots();
                 for (int i = 0; i < slots; i++) {
-                    native_.receive(block.region, block.receiveOffset(i), block.receiveLength(), i);
+                    native_.receive(block.receiveRegion, block.receiveOffset(i), block.receiveLength(), i);
                 }
             }
             connection = native_.connect(request.acceptPrivateData());

@@ -15,11 +15,13 @@ import dev.rpma.jna.raw.NativeMemory;
 
 /**
  * The registered memory of one endpoint's sessions: each session takes a {@link Block} of receive
- * and send slots, and blocks are cut from chunks of {@value #BLOCKS_PER_CHUNK} that are registered
- * as one memory region each, when the sessions need them, not one region per buffer or per session
- * ({@code rpma_mr_reg} is a system call that pins the pages, and not thread-safe in librpma). A
- * block goes back to the pool only after its session's connection is deleted, so the device never
- * writes into a slot that another session uses; chunks are deregistered when the endpoint stops.
+ * and send slots, and blocks are cut from chunks of {@value #BLOCKS_PER_CHUNK} sessions' slots,
+ * registered when the sessions need them, not per buffer or per session ({@code rpma_mr_reg} is a
+ * system call that pins the pages, and not thread-safe in librpma). A chunk is two regions, each with
+ * only the access it needs: the receive slots {@code RECV} (the device writes them), the send slots
+ * {@code SEND} (it only reads them). A block goes back to the pool only after its
+ * session's connection is deleted, so the device never writes into a slot that another session
+ * uses; chunks are deregistered when the endpoint stops.
  *
  * <p>Thread-safe: the acceptor takes blocks, event loops give them back.
  */
@@ -103,17 +105,30 @@ final class BufferPool {
             throw new IllegalArgumentException("A chunk of " + BLOCKS_PER_CHUNK + " sessions' slots would take " + bytes
                     + " bytes; lower receive-slots, send-slots or max-message-size");
         }
-        ByteBuffer memory = NativeMemory.allocate((int) bytes);
-        RpmaMemoryRegion region = this.peer.register(memory, MemoryUsage.RECV, MemoryUsage.SEND);
-        this.chunks.add(region);
+        int receiveBytes = this.slotSize * this.receiveSlots * BLOCKS_PER_CHUNK;
+        int sendBytes = this.slotSize * this.sendSlots * BLOCKS_PER_CHUNK;
+        ByteBuffer receives = NativeMemory.allocate(receiveBytes);
+        ByteBuffer sends = NativeMemory.allocate(sendBytes);
+        RpmaMemoryRegion receiveRegion = this.peer.register(receives, MemoryUsage.RECV);
+        RpmaMemoryRegion sendRegion;
+        try {
+            sendRegion = this.peer.register(sends, MemoryUsage.SEND);
+        }
+        catch (RuntimeException ex) {
+            receiveRegion.close();
+            throw ex;
+        }
+        this.chunks.add(receiveRegion);
+        this.chunks.add(sendRegion);
         for (int i = BLOCKS_PER_CHUNK - 1; i >= 0; i--) {
-            this.free.push(new Block(memory, region, i * blockSize()));
+            this.free.push(new Block(receives, receiveRegion, i * this.slotSize * this.receiveSlots, sends, sendRegion,
+                    i * this.slotSize * this.sendSlots));
         }
     }
 
     /** Bytes registered. */
     synchronized long registeredBytes() {
-        return (long) this.chunks.size() * blockSize() * BLOCKS_PER_CHUNK;
+        return (long) this.chunks.size() / 2 * blockSize() * BLOCKS_PER_CHUNK;
     }
 
     /** Deregisters every chunk; once the endpoint's every session is deleted. Idempotent. */
@@ -136,14 +151,21 @@ final class BufferPool {
 
     /**
      * One session's slots in a registered chunk, with views of each made once and reused by every
-     * session that takes the block: receives from index 0, sends after them.
+     * session that takes the block.
      */
     final class Block {
 
-        final RpmaMemoryRegion region;
+        /** The chunk's receive slots. */
+        final RpmaMemoryRegion receiveRegion;
 
-        /** Offset of the first slot in the region. */
-        final int offset;
+        /** The chunk's send slots. */
+        final RpmaMemoryRegion sendRegion;
+
+        /** Offset of this block's first receive slot in {@link #receiveRegion}. */
+        private final int receiveBase;
+
+        /** Offset of this block's first send slot in {@link #sendRegion}. */
+        private final int sendBase;
 
         /** Whole receive slots, read-only: the framing header is read here. */
         final ByteBuffer[] receiveFrames;
@@ -157,36 +179,38 @@ final class BufferPool {
         /** Send payloads from position 0: what {@link RpmaSession#newMessage()} hands out. */
         final ByteBuffer[] sendPayloads;
 
-        private Block(ByteBuffer memory, RpmaMemoryRegion region, int offset) {
-            this.region = region;
-            this.offset = offset;
+        private Block(ByteBuffer receives, RpmaMemoryRegion receiveRegion, int receiveBase, ByteBuffer sends,
+                RpmaMemoryRegion sendRegion, int sendBase) {
+            this.receiveRegion = receiveRegion;
+            this.sendRegion = sendRegion;
+            this.receiveBase = receiveBase;
+            this.sendBase = sendBase;
             int size = BufferPool.this.slotSize;
             int payload = BufferPool.this.payloadOffset;
             this.receiveFrames = new ByteBuffer[BufferPool.this.receiveSlots];
             this.receivePayloads = new ByteBuffer[BufferPool.this.receiveSlots];
             for (int i = 0; i < this.receiveFrames.length; i++) {
-                ByteBuffer slot = memory.slice(offset + i * size, size).order(memory.order());
-                this.receiveFrames[i] = slot.asReadOnlyBuffer().order(memory.order());
-                this.receivePayloads[i] = slot.slice(payload, size - payload).asReadOnlyBuffer().order(memory.order());
+                ByteBuffer slot = receives.slice(receiveBase + i * size, size).order(receives.order());
+                this.receiveFrames[i] = slot.asReadOnlyBuffer().order(receives.order());
+                this.receivePayloads[i] = slot.slice(payload, size - payload).asReadOnlyBuffer().order(receives.order());
             }
             this.sendFrames = new ByteBuffer[BufferPool.this.sendSlots];
             this.sendPayloads = new ByteBuffer[BufferPool.this.sendSlots];
             for (int i = 0; i < this.sendFrames.length; i++) {
-                ByteBuffer slot = memory.slice(offset + (BufferPool.this.receiveSlots + i) * size, size)
-                    .order(memory.order());
+                ByteBuffer slot = sends.slice(sendBase + i * size, size).order(sends.order());
                 this.sendFrames[i] = slot;
-                this.sendPayloads[i] = slot.slice(payload, size - payload).order(memory.order());
+                this.sendPayloads[i] = slot.slice(payload, size - payload).order(sends.order());
             }
         }
 
-        /** Offset of receive slot {@code index} in {@link #region}. */
+        /** Offset of receive slot {@code index} in {@link #receiveRegion}. */
         long receiveOffset(int index) {
-            return this.offset + (long) index * BufferPool.this.slotSize;
+            return this.receiveBase + (long) index * BufferPool.this.slotSize;
         }
 
-        /** Offset of send slot {@code index} in {@link #region}. */
+        /** Offset of send slot {@code index} in {@link #sendRegion}. */
         long sendOffset(int index) {
-            return this.offset + (long) (BufferPool.this.receiveSlots + index) * BufferPool.this.slotSize;
+            return this.sendBase + (long) index * BufferPool.this.slotSize;
         }
 
         int slotSize() {

@@ -147,7 +147,7 @@ final class SessionDataPath implements RpmaEventLoop.BusyPoller {
     void attach() {
         this.cqFd = this.cq.fd();
         FileDescriptors.setBlocking(this.cqFd, false);
-        this.cqRegistration = this.loop.register(this.cqFd, this.session, ServerSession.KIND_COMPLETIONS);
+        this.cqRegistration = this.loop.registerBusyPolled(this.cqFd, this.session, ServerSession.KIND_COMPLETIONS);
         this.attached = true;
         this.loop.addBusyPoller(this);
         sendControlFrame();
@@ -441,7 +441,7 @@ final class SessionDataPath implements RpmaEventLoop.BusyPoller {
             return;
         }
         try {
-            this.connection.receive(this.block.region, this.block.receiveOffset(slot), this.receiveLength, slot);
+            this.connection.receive(this.block.receiveRegion, this.block.receiveOffset(slot), this.receiveLength, slot);
         }
         catch (RpmaException ex) {
             fail(ex, "rpma_recv");
@@ -630,7 +630,7 @@ final class SessionDataPath implements RpmaEventLoop.BusyPoller {
     private boolean postFrame(int slot, int length) {
         this.freeSends &= ~(1L << slot);
         try {
-            this.connection.send(this.block.region, this.block.sendOffset(slot), length, CompletionMode.ALWAYS,
+            this.connection.send(this.block.sendRegion, this.block.sendOffset(slot), length, CompletionMode.ALWAYS,
                     SEND | slot);
             return true;
         }

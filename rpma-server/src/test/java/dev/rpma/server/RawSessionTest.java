@@ -17,6 +17,7 @@ import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
+import dev.rpma.jna.MemoryUsage;
 import dev.rpma.jna.testing.FakeCompletionQueue;
 import dev.rpma.jna.testing.FakeConnection;
 import dev.rpma.jna.testing.PostedOperation;
@@ -176,6 +177,16 @@ class RawSessionTest {
         bad.deliver(new byte[9]);
         this.harness.await("the bad session's end heard", () -> this.harness.ended.size() == 1);
         assertThat(this.harness.statistics().badMessages(RpmaEndpointStatistics.BadMessage.OVERSIZED)).isEqualTo(1);
+    }
+
+    /** Least privilege for the slots too: the device writes only the receive slots. */
+    @Test
+    void receiveSlotsAreRegisteredForReceivesOnlyAndSendSlotsForSendsOnly() {
+        this.harness.startRaw((message, session) -> message);
+        this.harness.connectOne();
+        assertThat(this.harness.fake.callLog()).filteredOn((call) -> call.function().equals("rpma_mr_reg"))
+            .extracting((call) -> (int) call.args()[3])
+            .containsExactly(MemoryUsage.RECV.flag(), MemoryUsage.SEND.flag());
     }
 
     @Test

@@ -85,7 +85,7 @@ class RpmaServerTest {
         long lastDelete = last(calls, "rpma_conn_delete");
         long peerDelete = last(calls, "rpma_peer_delete");
         List<FakeCall> deregistrations = calls.stream().filter((call) -> call.function().equals("rpma_mr_dereg")).toList();
-        assertThat(deregistrations).as("the region and the slots' chunk").hasSize(2)
+        assertThat(deregistrations).as("the region and the slots' chunk: its receive and its send slots").hasSize(3)
             .allSatisfy((call) -> assertThat(call.sequence()).isBetween(lastDelete, peerDelete));
         this.harness.fake.assertNoViolations();
         this.harness.fake.assertAllFreed();

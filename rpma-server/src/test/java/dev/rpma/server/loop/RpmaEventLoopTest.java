@@ -242,6 +242,58 @@ class RpmaEventLoopTest {
         assertThat(busy.awaitTermination(Duration.ofSeconds(10))).isTrue();
     }
 
+    /**
+     * A completion channel's readiness is left to its poller while the loop spins (reading the event
+     * would re-arm the queue); the loop takes it once it sleeps. Any other fd is looked at meanwhile.
+     */
+    @Test
+    void whileItSpinsTheLoopLeavesBusyPolledFdsToTheirPollersAndLooksAtTheOthers() throws InterruptedException {
+        RpmaEventLoop busy = new RpmaEventLoop("busy-loop", Duration.ofMillis(20));
+        int other = LibC.eventfd(0, LibC.EFD_CLOEXEC | LibC.EFD_NONBLOCK);
+        busy.start();
+        try {
+            AtomicInteger work = new AtomicInteger();
+            AtomicInteger looks = new AtomicInteger();
+            List<String> seen = new CopyOnWriteArrayList<>();
+            CountDownLatch registered = new CountDownLatch(1);
+            busy.execute(() -> {
+                busy.registerBusyPolled(this.fd, (kind) -> {
+                    seen.add("polled fd, work left " + work.get());
+                    drain();
+                }, 1);
+                busy.register(other, (kind) -> {
+                    seen.add("other fd, work left " + work.get());
+                    LibC.read(other, Pointer.nativeValue(this.eight), 8);
+                }, 2);
+                busy.addBusyPoller(() -> {
+                    looks.incrementAndGet();
+                    return work.getAndUpdate((left) -> Math.max(0, left - 1)) > 0;
+                });
+                registered.countDown();
+            });
+            assertThat(registered.await(10, TimeUnit.SECONDS)).isTrue();
+            // a task wakes the loop, and the poller keeps it spinning
+            work.set(Integer.MAX_VALUE);
+            busy.execute(() -> {
+            });
+            int before = looks.get();
+            await("the loop spinning", () -> looks.get() > before + 1000);
+            signal();
+            LibC.write(other, Pointer.nativeValue(this.eight), 8);
+            await("the other fd taken while spinning", () -> !seen.isEmpty());
+            Thread.sleep(50);
+            assertThat(seen).singleElement().asString().startsWith("other fd");
+            work.set(0);
+            await("the polled fd taken once the loop sleeps", () -> seen.size() == 2);
+            assertThat(seen.get(1)).isEqualTo("polled fd, work left 0");
+        }
+        finally {
+            busy.shutdown();
+            assertThat(busy.awaitTermination(Duration.ofSeconds(10))).isTrue();
+            LibC.close(other);
+        }
+    }
+
     @Test
     void aLoopThatNeverStartedStopsAtOnce() throws InterruptedException {
         RpmaEventLoop unstarted = new RpmaEventLoop("never", Duration.ZERO);
