@@ -22,13 +22,9 @@ public final class Epoll implements AutoCloseable {
 
     private static final int POLLFD_SIZE = 8;
 
-    private static final ByteBuffer ONE = NativeMemory.allocate(Long.BYTES).putLong(0, 1);
-
-    private static final long ONE_ADDRESS = NativeMemory.address(ONE);
-
     private final int epfd;
 
-    private final int wakeupFd;
+    private final WakeupFd wakeup;
 
     private final int maxEvents;
 
@@ -36,16 +32,11 @@ public final class Epoll implements AutoCloseable {
 
     private final long eventsAddress;
 
-    private final ByteBuffer counter = NativeMemory.allocate(Long.BYTES);
-
     /** The {@code struct pollfd} of {@link #isReadableNow}. */
     private final ByteBuffer pollFd = NativeMemory.allocate(POLLFD_SIZE);
 
     private final long pollFdAddress = NativeMemory.address(this.pollFd);
 
-    private final long counterAddress = NativeMemory.address(this.counter);
-
-    private boolean closed;
 
     /** Up to {@code maxEvents} readable fds are reported per wait; more are reported by the next. */
     public Epoll(int maxEvents) {
@@ -57,17 +48,18 @@ public final class Epoll implements AutoCloseable {
         if (this.epfd < 0) {
             throw new IllegalStateException("epoll_create1() failed with errno " + LibC.errno());
         }
-        this.wakeupFd = LibC.eventfd(0, LibC.EFD_CLOEXEC | LibC.EFD_NONBLOCK);
-        if (this.wakeupFd < 0) {
-            int errno = LibC.errno();
+        try {
+            this.wakeup = new WakeupFd();
+        }
+        catch (IllegalStateException ex) {
             LibC.close(this.epfd);
-            throw new IllegalStateException("eventfd() failed with errno " + errno);
+            throw ex;
         }
         this.events = NativeMemory.allocate(maxEvents * LibC.EPOLL_EVENT_SIZE);
         this.eventsAddress = NativeMemory.address(this.events);
-        if (LibC.epoll_ctl(this.epfd, LibC.EPOLL_CTL_ADD, this.wakeupFd, LibC.EPOLLIN, WAKEUP_TOKEN) < 0) {
+        if (LibC.epoll_ctl(this.epfd, LibC.EPOLL_CTL_ADD, this.wakeup.fd(), LibC.EPOLLIN, WAKEUP_TOKEN) < 0) {
             int errno = LibC.errno();
-            LibC.close(this.wakeupFd);
+            this.wakeup.close();
             LibC.close(this.epfd);
             throw new IllegalStateException("epoll_ctl(EPOLL_CTL_ADD) of the wake-up fd failed with errno " + errno);
         }
@@ -112,7 +104,7 @@ public final class Epoll implements AutoCloseable {
         }
         for (int i = 0; i < ready; i++) {
             if (token(i) == WAKEUP_TOKEN) {
-                LibC.read(this.wakeupFd, this.counterAddress, Long.BYTES);
+                this.wakeup.drain();
                 // the last event takes the wake-up's place, so that the caller sees only its own fds
                 int last = ready - 1;
                 if (i != last) {
@@ -155,29 +147,18 @@ public final class Epoll implements AutoCloseable {
 
     /** Makes the current or next {@link #await} return at once. Any thread. */
     public void wakeup() {
-        // under the lock: a wake-up never writes to a closed (and perhaps reused) fd number
-        synchronized (this.counter) {
-            if (!this.closed) {
-                LibC.write(this.wakeupFd, ONE_ADDRESS, Long.BYTES);
-            }
-        }
+        this.wakeup.wakeup();
     }
 
     /** Whether {@link #close()} released the epoll instance and its wake-up fd. */
     public boolean isClosed() {
-        synchronized (this.counter) {
-            return this.closed;
-        }
+        return this.wakeup.isClosed();
     }
 
     @Override
     public void close() {
-        synchronized (this.counter) {
-            if (!this.closed) {
-                this.closed = true;
-                LibC.close(this.wakeupFd);
-                LibC.close(this.epfd);
-            }
+        if (this.wakeup.close()) {
+            LibC.close(this.epfd);
         }
     }
 }

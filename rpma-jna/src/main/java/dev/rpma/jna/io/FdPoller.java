@@ -18,38 +18,23 @@ public final class FdPoller implements AutoCloseable {
 
     private static final int POLLFD_SIZE = 8;
 
-    private final int wakeupFd;
+    private final WakeupFd wakeup = new WakeupFd();
 
     private final ByteBuffer pollFds;
 
     private final long pollFdsAddress;
 
-    /** The 8 bytes {@link #wakeup()} writes; never changed, so threads may share it. */
-    private static final ByteBuffer ONE = NativeMemory.allocate(Long.BYTES).putLong(0, 1);
-
-    private static final long ONE_ADDRESS = NativeMemory.address(ONE);
-
-    private final ByteBuffer counter = NativeMemory.allocate(Long.BYTES);
-
-    private final long counterAddress = NativeMemory.address(this.counter);
-
     private final int capacity;
-
-    private boolean closed;
 
     private int count;
 
     /** A poller for up to {@code capacity} fds besides its own wake-up fd. */
     public FdPoller(int capacity) {
         this.capacity = capacity;
-        this.wakeupFd = LibC.eventfd(0, LibC.EFD_CLOEXEC | LibC.EFD_NONBLOCK);
-        if (this.wakeupFd < 0) {
-            throw new IllegalStateException("eventfd() failed with errno " + LibC.errno());
-        }
         // slot 0: the wake-up fd; 1..capacity: the fds of await; the last: the fd of isReadableNow
         this.pollFds = NativeMemory.allocate((capacity + 2) * POLLFD_SIZE);
         this.pollFdsAddress = NativeMemory.address(this.pollFds);
-        this.pollFds.putInt(0, this.wakeupFd);
+        this.pollFds.putInt(0, this.wakeup.fd());
         this.pollFds.putShort(4, LibC.POLLIN);
     }
 
@@ -86,7 +71,7 @@ public final class FdPoller implements AutoCloseable {
             throw new IllegalStateException("poll() failed with errno " + errno);
         }
         if (this.pollFds.getShort(6) != 0) {
-            LibC.read(this.wakeupFd, this.counterAddress, Long.BYTES);
+            this.wakeup.drain();
             ready--;
         }
         return ready;
@@ -120,28 +105,16 @@ public final class FdPoller implements AutoCloseable {
 
     /** Makes the current or next {@link #await} return at once. Any thread. */
     public void wakeup() {
-        // under the lock so that a wake-up never writes to a closed (and perhaps reused) fd number
-        synchronized (this.counter) {
-            if (!this.closed) {
-                LibC.write(this.wakeupFd, ONE_ADDRESS, Long.BYTES);
-            }
-        }
+        this.wakeup.wakeup();
     }
 
     /** Whether {@link #close()} released the wake-up fd. */
     public boolean isClosed() {
-        synchronized (this.counter) {
-            return this.closed;
-        }
+        return this.wakeup.isClosed();
     }
 
     @Override
     public void close() {
-        synchronized (this.counter) {
-            if (!this.closed) {
-                this.closed = true;
-                LibC.close(this.wakeupFd);
-            }
-        }
+        this.wakeup.close();
     }
 }

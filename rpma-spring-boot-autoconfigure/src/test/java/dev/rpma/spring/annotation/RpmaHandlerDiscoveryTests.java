@@ -136,6 +136,24 @@ class RpmaHandlerDiscoveryTests {
     }
 
     @Test
+    void aMessageHandlerBehindAJdkProxyWithAMetaAnnotationIsFoundAndInvokedThroughTheProxy() {
+        this.runner.withBean(ProxyingPostProcessor.class, () -> new ProxyingPostProcessor(false))
+            .withBean("echo", EchoHandler.class)
+            .run((context) -> {
+                assertThat(AopUtils.isJdkDynamicProxy(context.getBean("echo"))).isTrue();
+                RpmaHandlerRegistry registry = context.getBean(RpmaHandlerRegistry.class);
+                registry.resolve(endpoints("orders"), List.of(new RpmaStringCodec()));
+                assertThat(registry.messageListeners("orders")).containsOnlyKeys("echo");
+                Object reply = registry.messageListeners("orders").get("echo")
+                    .onMessage(ByteBuffer.wrap("hi".getBytes(java.nio.charset.StandardCharsets.UTF_8)),
+                            new RpmaMessageHandlerMethodTests.TestSession());
+                assertThat(java.nio.charset.StandardCharsets.UTF_8.decode((ByteBuffer) reply).toString())
+                    .isEqualTo("hi");
+                assertThat(context.getBean(ProxyingPostProcessor.class).advised).containsExactly("echo");
+            });
+    }
+
+    @Test
     void checkedExceptionOfAHandlerReachesTheCallerUnwrapped() {
         this.runner.withBean(Failing.class).run((context) -> {
             RpmaHandlerRegistry registry = context.getBean(RpmaHandlerRegistry.class);
@@ -338,7 +356,7 @@ class RpmaHandlerDiscoveryTests {
 
         @Override
         public Object postProcessAfterInitialization(Object bean, String beanName) {
-            if (!(bean instanceof Greeter) && !(bean instanceof InterfaceHandler)) {
+            if (!(bean instanceof Greeter) && !(bean instanceof InterfaceHandler) && !(bean instanceof EchoHandler)) {
                 return bean;
             }
             ProxyFactory factory = new ProxyFactory(bean);
@@ -471,6 +489,27 @@ class RpmaHandlerDiscoveryTests {
 
         @RpmaConnectionHandler
         void handle(String endpoint) {
+        }
+    }
+
+    @Retention(RetentionPolicy.RUNTIME)
+    @Target(ElementType.METHOD)
+    @RpmaMessageHandler(endpoint = "orders", route = "echo")
+    @interface EchoRoute {
+
+    }
+
+    interface MessageHandling {
+
+        @EchoRoute
+        String echo(String message);
+    }
+
+    static class EchoHandler implements MessageHandling {
+
+        @Override
+        public String echo(String message) {
+            return message;
         }
     }
 
