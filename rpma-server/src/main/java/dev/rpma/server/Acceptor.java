@@ -40,6 +40,11 @@ import dev.rpma.server.loop.RpmaEventLoop;
  * {@code RPMA_E_NOMEM} are counted and retried after a growing back-off ({@code EINTR} at once);
  * {@code RPMA_E_PROVIDER} with {@code EBADF} or {@code ENODEV}, any other code, or more than
  * max-consecutive-errors failures in a row stop accepting, and the endpoint is FAILED.
+ *
+ * <p>Longer than most types: taking requests, the hand-off to the handlers, carrying out their
+ * decisions and the deadlines all run on the acceptor's thread and share its state (the pending
+ * requests, the decisions, the back-off); the queues they use ({@code PendingRequests},
+ * {@code HandlerQueue}) are types of their own.
  */
 final class Acceptor implements RpmaEventLoop.IoHandler {
 

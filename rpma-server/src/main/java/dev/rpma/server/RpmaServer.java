@@ -44,6 +44,10 @@ import dev.rpma.server.loop.RpmaEventLoopGroup;
  * the loops stop and the peers are deleted, last, as librpma requires. A stop always ends: a
  * handler that blocks its thread for ever is left behind after a bounded wait, with a log line that
  * says what was left.
+ *
+ * <p>Longer than most types because the order of creation and release is the point: listen, start
+ * and the stop's phases are kept side by side so that the order librpma requires (connections,
+ * then memory, then peers) can be read in one place.
  */
 public final class RpmaServer {
 

@@ -36,6 +36,10 @@ import dev.rpma.server.loop.RpmaEventLoop;
  * <p>Nothing is allocated per message on the loop: the views of the slots belong to the block, the
  * completions to the loop; only a send that has to wait, a {@code byte[]} parameter and the pool
  * dispatch allocate.
+ *
+ * <p>Longer than the other types here: receiving, handling, sending and the pool dispatch share one
+ * session's slot bookkeeping (free and claimed send slots, reposts, credits), which must change in
+ * one place on the loop; split into several types, each would reach into the others' state.
  */
 final class SessionDataPath implements RpmaEventLoop.BusyPoller {
 

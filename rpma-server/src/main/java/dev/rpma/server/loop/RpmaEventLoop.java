@@ -44,6 +44,10 @@ import dev.rpma.jna.io.Epoll;
  *
  * <p>Allocation-free per wake-up and per spin; a task handed over from another thread costs a queue
  * node.
+ *
+ * <p>Longer than most types: fds, tasks, timers and the busy poll share one round of the loop, and
+ * the hot path (wait, dispatch, spin) stays in one class so that no call or indirection sits between
+ * its steps.
  */
 public final class RpmaEventLoop implements Executor {
 

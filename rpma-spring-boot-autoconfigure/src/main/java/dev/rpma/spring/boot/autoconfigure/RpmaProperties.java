@@ -17,6 +17,10 @@ import dev.rpma.server.RpmaWireMode;
  * Configuration of the RDMA server: the default endpoint under {@code rpma.server}, more named
  * endpoints under {@code rpma.server.endpoints.<name>}, the event loops of the data path, and the
  * memory exposed to clients under {@code rpma.server.regions.<name>}.
+ *
+ * <p>Long because every property group (acceptor, messages, limits, connection, event loops,
+ * regions, shutdown) is a nested class here, as Spring Boot's own properties classes do, so that
+ * the configuration metadata carries each property with its description and default.
  */
 @ConfigurationProperties("rpma.server")
 public class RpmaProperties {
