@@ -212,13 +212,15 @@ final class Acceptor implements RpmaEventLoop.IoHandler {
     }
 
     /**
-     * Takes the request the fd announced and, while the fd stays readable, more, up to
-     * {@link #REQUESTS_PER_READINESS}: each further look only after the fd says a request is there,
-     * since a look that finds nothing is a failed read that librpma logs as an error.
+     * Takes the request the fd announced and, if the fd is still readable after it, a burst: more
+     * until librpma has none, up to {@link #REQUESTS_PER_READINESS}. A lone request costs no look
+     * that finds nothing (a failed read that librpma logs as an error, which the log bridge demotes);
+     * a burst costs at most one, at its end, instead of a {@code poll(2)} before each of its requests
+     * (a fifth of the acceptor's own CPU per request, measured with the dispatch benchmark).
      */
     private void takeRequests() {
         for (int i = 0; i < REQUESTS_PER_READINESS; i++) {
-            if (i > 0 && !this.loop.isReadableNow(this.endpointFd)) {
+            if (i == 1 && !this.loop.isReadableNow(this.endpointFd)) {
                 return;
             }
             if (!takeRequest()) {
