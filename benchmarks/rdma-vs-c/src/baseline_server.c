@@ -2,7 +2,7 @@
  * baseline_server.c - the C baseline for the rdma-vs-c comparison: a librpma server
  * doing the same work as the Java sample app, on one thread, with one poll() loop.
  *
- *   baseline_server hello|read|pingpong ADDR PORT [--window W] [--busy-poll-us N]
+ *   baseline_server hello|read|pingpong ADDR PORT [--window W] [--busy-poll-us N] [--srq S]
  *
  * Serves until SIGINT/SIGTERM, then disconnects every client, waits (bounded) for
  * their CLOSED events, deletes everything and exits 0 (1 if anything failed).
@@ -38,6 +38,12 @@
  * rpma_cq_get_wc for up to N microseconds (sched_yield() between looks, so that other
  * runnable threads on this CPU go on), as the Java sample app does with
  * rpma.server.event-loops.busy-poll: the same algorithm on both sides. Default 0: block at once.
+ *
+ * --srq S (pingpong): the receives come from one shared receive queue of S slots for all
+ * connections (rpma_srq_new, rpma_conn_cfg_set_srq) instead of W per connection: they complete
+ * on the SRQ's one receive CQ, whose work completions name the connection by qp_num, and each
+ * slot is reposted to the SRQ (rpma_srq_recv) before the reply. Sends stay per connection (W send
+ * slots each, completing on the connection's CQ). The SRQ is deleted after every connection.
  *
  * Written against the public API in <librpma.h> (librpma 1.2/1.3).
  */
@@ -99,6 +105,8 @@ struct client {
 	uint64_t *pending;            /* replies waiting for a free send slot (ring of window) */
 	unsigned pending_head, n_pending;
 	unsigned long messages;
+	uint32_t qp_num;              /* --srq: how the SRQ's completions name this connection */
+	struct client *qp_next;       /* --srq: next client in the same by_qp bucket */
 };
 
 static struct {
@@ -117,6 +125,16 @@ static struct rpma_peer *peer;
 static struct rpma_ep *ep;
 static struct client *clients;
 static unsigned long next_id = 1;
+
+/* --srq: the shared receive queue, its receive CQ and its slots, one registered region */
+#define QP_BUCKETS 1024
+static unsigned srq_slots;
+static struct rpma_srq *srq;
+static struct rpma_cq *srq_rcq;
+static int srq_fd = -1;
+static uint64_t *srq_buf;
+static struct rpma_mr_local *srq_mr;
+static struct client *by_qp[QP_BUCKETS];
 
 static void log_err(const char *what, int ret)
 {
@@ -167,6 +185,13 @@ static void client_close(struct client *c, bool forced)
 		stats.conn_errors++;
 	}
 	client_free_buffers(c);
+	if (srq) {
+		struct client **pp = &by_qp[c->qp_num % QP_BUCKETS];
+		while (*pp && *pp != c)
+			pp = &(*pp)->qp_next;
+		if (*pp)
+			*pp = c->qp_next;
+	}
 	c->dead = true;
 	stats.closed++;
 	if (forced)
@@ -228,17 +253,18 @@ static void accept_one(void)
 	} else {
 		/* one region per pool, cut into `window` slots: one registration each, not one per slot */
 		size_t bytes = (size_t)window * MSG_SIZE;
-		if (posix_memalign((void **)&c->recv_buf, 64, bytes) ||
+		if ((!srq && posix_memalign((void **)&c->recv_buf, 64, bytes)) ||
 				posix_memalign((void **)&c->send_buf, 64, bytes) ||
 				!(c->free_send = calloc(window, sizeof(*c->free_send))) ||
 				!(c->pending = calloc(window, sizeof(*c->pending))))
 			goto reject;
-		memset(c->recv_buf, 0, bytes);
+		if (c->recv_buf)
+			memset(c->recv_buf, 0, bytes);
 		memset(c->send_buf, 0, bytes);
 		for (unsigned i = 0; i < window; i++)
 			c->free_send[i] = window - 1 - i;   /* slot 0 on top */
 		c->n_free = window;
-		if ((ret = rpma_mr_reg(peer, c->recv_buf, bytes, RPMA_MR_USAGE_RECV, &c->recv_mr))) {
+		if (!srq && (ret = rpma_mr_reg(peer, c->recv_buf, bytes, RPMA_MR_USAGE_RECV, &c->recv_mr))) {
 			log_err("rpma_mr_reg(recv)", ret);
 			goto reject;
 		}
@@ -246,8 +272,8 @@ static void accept_one(void)
 			log_err("rpma_mr_reg(send)", ret);
 			goto reject;
 		}
-		/* the receives must be in place before the client can send */
-		for (unsigned i = 0; i < window; i++) {
+		/* the receives must be in place before the client can send (--srq: they are, in the SRQ) */
+		for (unsigned i = 0; !srq && i < window; i++) {
 			if ((ret = rpma_conn_req_recv(req, c->recv_mr, i * MSG_SIZE, MSG_SIZE,
 					(void *)(uintptr_t)(WR_RECV | i)))) {
 				log_err("rpma_conn_req_recv", ret);
@@ -270,6 +296,14 @@ static void accept_one(void)
 				set_nonblock(c->cq_fd)) {
 			log_err("rpma_conn_get_cq/rpma_cq_get_fd", ret);
 			goto fail_conn;
+		}
+		if (srq) {
+			if ((ret = rpma_conn_get_qp_num(c->conn, &c->qp_num))) {
+				log_err("rpma_conn_get_qp_num", ret);
+				goto fail_conn;
+			}
+			c->qp_next = by_qp[c->qp_num % QP_BUCKETS];
+			by_qp[c->qp_num % QP_BUCKETS] = c;
 		}
 	}
 	c->next = clients;
@@ -457,6 +491,76 @@ static void handle_completions(struct client *c)
 	}
 }
 
+/* --srq: the client a shared receive's completion came for, or NULL */
+static struct client *client_of_qp(uint32_t qp_num)
+{
+	for (struct client *c = by_qp[qp_num % QP_BUCKETS]; c; c = c->qp_next)
+		if (c->qp_num == qp_num)
+			return c;
+	return NULL;
+}
+
+/* --srq: the work completions of one rpma_cq_get_wc on the SRQ's receive CQ */
+static void process_srq_wcs(struct ibv_wc *wc, int got)
+{
+	int ret;
+	for (int i = 0; i < got; i++) {
+		unsigned slot = (unsigned)(wc[i].wr_id & ~WR_RECV);
+		if (slot >= srq_slots)
+			continue;   /* not a work request of ours */
+		struct client *c = client_of_qp(wc[i].qp_num);
+		bool ok = wc[i].status == IBV_WC_SUCCESS && wc[i].byte_len == MSG_SIZE;
+		uint64_t v = le64toh(srq_buf[slot]);
+		/* the value is read already: the slot can take the next message, of any connection */
+		if ((ret = rpma_srq_recv(srq, srq_mr, slot * MSG_SIZE, MSG_SIZE, (void *)(uintptr_t)(WR_RECV | slot)))) {
+			log_err("rpma_srq_recv", ret);
+			stats.wc_errors++;
+		}
+		if (!c || c->dead || c->disconnect_sent)
+			continue;
+		if (!ok) {
+			fprintf(stderr, "baseline_server: connection %lu: shared receive %s, %u bytes\n", c->id,
+				ibv_wc_status_str(wc[i].status), wc[i].byte_len);
+			stats.wc_errors++;
+			client_start_disconnect(c);
+			continue;
+		}
+		if (v == UINT64_MAX) {
+			client_start_disconnect(c);
+			continue;
+		}
+		if (reply(c, v + 1)) {
+			stats.conn_errors++;
+			client_start_disconnect(c);
+		}
+	}
+}
+
+static void handle_srq_completions(void)
+{
+	int ret = rpma_cq_wait(srq_rcq);
+	if (ret && ret != RPMA_E_NO_COMPLETION) {
+		log_err("rpma_cq_wait(srq)", ret);
+		stats.wc_errors++;
+		return;
+	}
+	struct ibv_wc wc[WC_BATCH];
+	for (;;) {
+		int got = 0;
+		ret = rpma_cq_get_wc(srq_rcq, WC_BATCH, wc, &got);
+		if (ret == RPMA_E_NO_COMPLETION)
+			return;
+		if (ret) {
+			log_err("rpma_cq_get_wc(srq)", ret);
+			stats.wc_errors++;
+			return;
+		}
+		process_srq_wcs(wc, got);
+		if (got < WC_BATCH)
+			return;
+	}
+}
+
 static uint64_t now_ns(void)
 {
 	struct timespec t;
@@ -474,8 +578,13 @@ static void busy_poll(void)
 	uint64_t deadline = 0;
 	struct ibv_wc wc[WC_BATCH];
 	for (;;) {
+		int got = 0;
+		if (srq && rpma_cq_get_wc(srq_rcq, WC_BATCH, wc, &got) == 0 && got > 0) {
+			process_srq_wcs(wc, got);
+			return;
+		}
 		for (struct client *c = clients; c; c = c->next) {
-			int got = 0;
+			got = 0;
 			if (c->dead || !c->cq || rpma_cq_get_wc(c->cq, WC_BATCH, wc, &got) || got == 0)
 				continue;
 			process_wcs(c, wc, got);
@@ -515,7 +624,7 @@ static unsigned count_clients(void)
 
 static void usage(const char *argv0)
 {
-	fprintf(stderr, "usage: %s hello|read|pingpong ADDR PORT [--window W] [--busy-poll-us N]\n", argv0);
+	fprintf(stderr, "usage: %s hello|read|pingpong ADDR PORT [--window W] [--busy-poll-us N] [--srq S]\n", argv0);
 	exit(2);
 }
 
@@ -573,7 +682,63 @@ static int conn_cfg_new(void)
 		log_err("rpma_conn_cfg", ret);
 		return ret;
 	}
+	if (srq && (ret = rpma_conn_cfg_set_srq(conn_cfg, srq))) {
+		log_err("rpma_conn_cfg_set_srq", ret);
+		return ret;
+	}
 	return 0;
+}
+
+/* --srq: the shared receive queue with its S slots posted, one registered region for all */
+static int srq_new(void)
+{
+	struct rpma_srq_cfg *cfg = NULL;
+	int ret;
+	if ((ret = rpma_srq_cfg_new(&cfg)) || (ret = rpma_srq_cfg_set_rq_size(cfg, srq_slots)) ||
+			(ret = rpma_srq_cfg_set_rcq_size(cfg, srq_slots)) || (ret = rpma_srq_new(peer, cfg, &srq))) {
+		log_err("rpma_srq_cfg/rpma_srq_new", ret);
+		(void) rpma_srq_cfg_delete(&cfg);
+		return -1;
+	}
+	(void) rpma_srq_cfg_delete(&cfg);
+	if ((ret = rpma_srq_get_rcq(srq, &srq_rcq)) || (ret = rpma_cq_get_fd(srq_rcq, &srq_fd)) || set_nonblock(srq_fd)) {
+		log_err("rpma_srq_get_rcq/rpma_cq_get_fd", ret);
+		return -1;
+	}
+	size_t bytes = (size_t)srq_slots * MSG_SIZE;
+	if (posix_memalign((void **)&srq_buf, 64, bytes)) {
+		fprintf(stderr, "baseline_server: out of memory\n");
+		return -1;
+	}
+	memset(srq_buf, 0, bytes);
+	if ((ret = rpma_mr_reg(peer, srq_buf, bytes, RPMA_MR_USAGE_RECV, &srq_mr))) {
+		log_err("rpma_mr_reg(srq)", ret);
+		return -1;
+	}
+	for (unsigned i = 0; i < srq_slots; i++) {
+		if ((ret = rpma_srq_recv(srq, srq_mr, i * MSG_SIZE, MSG_SIZE, (void *)(uintptr_t)(WR_RECV | i)))) {
+			log_err("rpma_srq_recv", ret);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+/* --srq: after every connection that used it */
+static int srq_delete(void)
+{
+	int ret, rc = 0;
+	if (srq && (ret = rpma_srq_delete(&srq))) {
+		log_err("rpma_srq_delete", ret);
+		rc = 1;
+	}
+	if (srq_mr && (ret = rpma_mr_dereg(&srq_mr))) {
+		log_err("rpma_mr_dereg(srq)", ret);
+		rc = 1;
+	}
+	free(srq_buf);
+	srq_buf = NULL;
+	return rc;
 }
 
 int main(int argc, char **argv)
@@ -595,11 +760,17 @@ int main(int argc, char **argv)
 			busy_poll_ns = parse_ulong(argv[0], argv[i + 1]) * 1000u;
 		else if (!strcmp(argv[i], "--window"))
 			window = (unsigned)parse_ulong(argv[0], argv[i + 1]);
+		else if (!strcmp(argv[i], "--srq"))
+			srq_slots = (unsigned)parse_ulong(argv[0], argv[i + 1]);
 		else
 			usage(argv[0]);
 	}
 	if (window < 1 || window > MAX_WINDOW) {
 		fprintf(stderr, "baseline_server: --window must be 1..%d\n", MAX_WINDOW);
+		return 2;
+	}
+	if (srq_slots > 0 && (mode != MODE_PINGPONG || srq_slots > 65536)) {
+		fprintf(stderr, "baseline_server: --srq is for pingpong, 1..65536 slots\n");
 		return 2;
 	}
 	const char *addr = argv[2], *port = argv[3];
@@ -635,7 +806,9 @@ int main(int argc, char **argv)
 		log_err("rpma_peer_new", ret);
 		return 1;
 	}
-	if ((mode == MODE_READ && read_region_new()) || (mode == MODE_PINGPONG && window > 1 && conn_cfg_new())) {
+	if ((mode == MODE_READ && read_region_new()) || (srq_slots > 0 && srq_new()) ||
+			(mode == MODE_PINGPONG && (window > 1 || srq) && conn_cfg_new())) {
+		(void) srq_delete();
 		(void) rpma_mr_dereg(&read_mr);
 		free(read_buf);
 		(void) rpma_conn_cfg_delete(&conn_cfg);
@@ -659,10 +832,12 @@ int main(int argc, char **argv)
 		ibv_get_device_name(ibv->device));
 	if (mode == MODE_PINGPONG)
 		printf(", window %u", window);
+	if (srq)
+		printf(", shared receive queue of %u", srq_slots);
 	printf(")\n");
 	fflush(stdout);
 
-	enum { K_SIG, K_EP, K_EV, K_CQ };
+	enum { K_SIG, K_EP, K_EV, K_CQ, K_SRQ };
 	struct pollfd *pfd = NULL;
 	struct { int kind; struct client *c; } *who = NULL;
 	size_t cap = 0;
@@ -675,7 +850,7 @@ int main(int argc, char **argv)
 			busy_poll();
 			reap_dead();
 		}
-		size_t need = 2 + 2 * (size_t)count_clients();
+		size_t need = 3 + 2 * (size_t)count_clients();
 		if (need > cap) {
 			cap = need * 2;
 			pfd = realloc(pfd, cap * sizeof(*pfd));
@@ -691,6 +866,10 @@ int main(int argc, char **argv)
 		if (ep) {
 			pfd[n] = (struct pollfd){ ep_fd, POLLIN, 0 };
 			who[n].kind = K_EP; who[n++].c = NULL;
+		}
+		if (srq) {
+			pfd[n] = (struct pollfd){ srq_fd, POLLIN, 0 };
+			who[n].kind = K_SRQ; who[n++].c = NULL;
 		}
 		for (struct client *c = clients; c; c = c->next) {
 			pfd[n] = (struct pollfd){ c->ev_fd, POLLIN, 0 };
@@ -735,6 +914,9 @@ int main(int argc, char **argv)
 				if (!c->dead)
 					handle_completions(c);
 				break;
+			case K_SRQ:
+				handle_srq_completions();
+				break;
 			}
 		}
 		reap_dead();
@@ -772,6 +954,9 @@ int main(int argc, char **argv)
 		rc = 1;
 	}
 	free(read_buf);
+	/* the shared receive queue outlives every connection that used it */
+	if (srq_delete())
+		rc = 1;
 	if ((ret = rpma_conn_cfg_delete(&conn_cfg))) {
 		log_err("rpma_conn_cfg_delete", ret);
 		rc = 1;
