@@ -34,9 +34,14 @@ import dev.rpma.jna.io.Epoll;
  * {@code write(2)} to the wake-up fd per wait however many tasks come meanwhile.
  *
  * <p>Busy polling: a loop that just did work looks at its pollers in a spin, yielding its CPU
- * between looks, and goes back to sleep only after a whole busy-poll time without work; while it
- * spins it still looks at its fds every {@value #SPINS_PER_FD_LOOK} spins, so that connection
- * events are not held back, but not at the fds registered with {@link #registerBusyPolled}: their
+ * between looks, and goes back to sleep only after a whole busy-poll time without work. While it
+ * spins it still looks at its fds (and runs due timers), so that connection events are not held
+ * back for ever, but seldom: after {@value #FD_LOOK_INTERVAL_MICROS} µs of spinning or
+ * {@value #WORKING_SPINS_PER_FD_LOOK} spins that found work, whichever comes first. A look every 16
+ * spins, as the loop did before, nearly tripled one ping-pong client's p50 round trip under
+ * soft-RoCE (214 µs against 94 µs without looks, the same VM boot), where an {@code epoll_wait} is
+ * a system call that costs as much as a message. It does not look at the fds registered with
+ * {@link #registerBusyPolled}: their
  * pollers find that work, and a completion channel's event read there would re-arm its queue, so
  * that every further completion raised an event of its own (under soft-RoCE that made each send's
  * system call about 40 % longer). Their readiness is taken once the loop sleeps. The clock is read
@@ -56,8 +61,11 @@ public final class RpmaEventLoop implements Executor {
     /** Readable fds taken per {@code epoll_wait}; more are reported by the next wait, at once. */
     static final int EVENTS_PER_WAIT = 64;
 
-    /** Spins of the busy poll between two looks at the fds. */
-    static final int SPINS_PER_FD_LOOK = 16;
+    /** Spinning without work this long, at most, between two looks at the fds. */
+    static final long FD_LOOK_INTERVAL_MICROS = 1000;
+
+    /** Spins that found work between two looks at the fds, at most (the clock is not read on them). */
+    static final int WORKING_SPINS_PER_FD_LOOK = 256;
 
     private static final VarHandle IDLE_NANOS;
 
@@ -477,11 +485,13 @@ public final class RpmaEventLoop implements Executor {
 
     /**
      * Busy-polls until a whole busy-poll time passed without work, tasks arrived, or the loop stops;
-     * looks at the fds (and the timers) every few spins.
+     * looks at the fds (and the timers) after {@value #FD_LOOK_INTERVAL_MICROS} µs of spinning or
+     * {@value #WORKING_SPINS_PER_FD_LOOK} spins that found work.
      */
     private void spin() {
         long deadline = 0;
-        int spins = 0;
+        long fdLookAt = 0;
+        int workingSpins = 0;
         while (this.state == State.RUNNING) {
             boolean found = false;
             BusyPoller[] current = this.pollers;
@@ -491,22 +501,27 @@ public final class RpmaEventLoop implements Executor {
             if (!this.tasks.isEmpty() || !this.soon.isEmpty() || this.pollerCount == 0) {
                 return;
             }
-            if (++spins == SPINS_PER_FD_LOOK) {
-                spins = 0;
-                int ready = this.epoll.await(0);
-                // the look consumed any wake-up: a later one must write again, or the next sleep never ends
-                this.wakeupPending.set(false);
-                found |= dispatchUnpolled(ready);
-                if (!this.timers.isEmpty()) {
-                    runTimers();
-                }
-            }
             if (found) {
+                if (++workingSpins == WORKING_SPINS_PER_FD_LOOK) {
+                    workingSpins = 0;
+                    lookAtFds();
+                }
                 // work came: the busy-poll time starts again, read from the clock at the next empty look
                 deadline = 0;
                 continue;
             }
             long now = System.nanoTime();
+            if (fdLookAt == 0) {
+                fdLookAt = now + FD_LOOK_INTERVAL_MICROS * 1000;
+            }
+            else if (now - fdLookAt >= 0) {
+                fdLookAt = now + FD_LOOK_INTERVAL_MICROS * 1000;
+                workingSpins = 0;
+                if (lookAtFds()) {
+                    deadline = 0;
+                    continue;
+                }
+            }
             if (deadline == 0) {
                 deadline = now + this.busyPollNanos;
             }
@@ -516,6 +531,18 @@ public final class RpmaEventLoop implements Executor {
             // lets another runnable thread on this CPU (a client, the provider's threads) go on
             Thread.yield();
         }
+    }
+
+    /** One look at the fds the pollers do not cover, and the due timers, while spinning; whether there was work. */
+    private boolean lookAtFds() {
+        int ready = this.epoll.await(0);
+        // the look consumed any wake-up: a later one must write again, or the next sleep never ends
+        this.wakeupPending.set(false);
+        boolean found = dispatchUnpolled(ready);
+        if (!this.timers.isEmpty()) {
+            runTimers();
+        }
+        return found;
     }
 
     private void runSafely(Runnable task) {

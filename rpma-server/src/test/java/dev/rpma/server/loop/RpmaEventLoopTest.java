@@ -294,6 +294,51 @@ class RpmaEventLoopTest {
         }
     }
 
+    /**
+     * A loop that spins without finding work (a long busy-poll time) still looks at its fds and runs
+     * its timers, every {@value RpmaEventLoop#FD_LOOK_INTERVAL_MICROS} µs of spinning, not only once
+     * the busy-poll time is over.
+     */
+    @Test
+    void aLoopSpinningWithoutWorkStillTakesItsFdsAndTimersSoon() throws InterruptedException {
+        RpmaEventLoop busy = new RpmaEventLoop("busy-loop", Duration.ofSeconds(60));
+        int other = LibC.eventfd(0, LibC.EFD_CLOEXEC | LibC.EFD_NONBLOCK);
+        busy.start();
+        try {
+            AtomicInteger looks = new AtomicInteger();
+            CountDownLatch taken = new CountDownLatch(1);
+            CountDownLatch timer = new CountDownLatch(1);
+            busy.execute(() -> {
+                busy.register(other, (kind) -> {
+                    LibC.read(other, Pointer.nativeValue(this.eight), 8);
+                    taken.countDown();
+                    // scheduled while the loop spins: a task handed over would end the spin instead
+                    busy.schedule(timer::countDown, Duration.ofMillis(5));
+                }, 2);
+                busy.addBusyPoller(() -> {
+                    looks.incrementAndGet();
+                    return false;
+                });
+            });
+            // a task wakes the loop, after which it spins for the busy-poll time: a minute
+            busy.execute(() -> {
+            });
+            int before = looks.get();
+            await("the loop spinning", () -> looks.get() > before + 100);
+            long start = System.nanoTime();
+            this.eight.setLong(0, 1);
+            LibC.write(other, Pointer.nativeValue(this.eight), 8);
+            assertThat(taken.await(10, TimeUnit.SECONDS)).as("the fd taken while spinning").isTrue();
+            assertThat(timer.await(10, TimeUnit.SECONDS)).as("the timer run while spinning").isTrue();
+            assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofSeconds(10));
+        }
+        finally {
+            busy.shutdown();
+            assertThat(busy.awaitTermination(Duration.ofSeconds(10))).isTrue();
+            LibC.close(other);
+        }
+    }
+
     @Test
     void aLoopThatNeverStartedStopsAtOnce() throws InterruptedException {
         RpmaEventLoop unstarted = new RpmaEventLoop("never", Duration.ZERO);
