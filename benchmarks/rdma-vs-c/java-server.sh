@@ -47,14 +47,14 @@ JAR=${SAMPLE_JAR:-$(ls "$ROOT"/sample-app/target/sample-app-*.jar 2>/dev/null | 
 # Serial GC: 2 vCPUs shared with the client and the emulated NIC, a heap of a few MB live
 # data: no concurrent GC threads competing for them, and the smallest footprint. Heap capped
 # so the resident size says what the app needs, not what 1/4 of the VM's RAM allows.
-# C1 only (TieredStopAtLevel=1), as the end-to-end tests run the app: under the emulator a C2
-# compilation takes a vCPU for up to a second, and C2 kept compiling in every measured round;
-# with C1 the JIT is quiet after the warm-up and the server used 40 % less CPU per connection
-# (docs/performance.md, runs C and D). JAVA_SERVER_OPTS="-XX:+UseSerialGC -Xms64m -Xmx256m"
-# measures the default JIT. No performance-data file (-XX:-UsePerfData, as often in containers):
+# The default JIT (C1, then C2): compare-in-vm.sh gives the JVM unmeasured rounds until its
+# compiler threads are quiet. C1 only (-XX:TieredStopAtLevel=1, as the end-to-end tests run the
+# app, to start fast) made one ping-pong client's p50 1.6-3.5x the C server's in about half of the
+# rounds; with C2 it is within 0.94-1.11 (docs/performance.md). JAVA_SERVER_OPTS="-XX:TieredStopAtLevel=1 ..."
+# measures C1 only. No performance-data file (-XX:-UsePerfData, as often in containers):
 # its sampler thread woke every 50 ms and took 2-3.5 % of the server's CPU in the loaded runs
-# (docs/performance.md, run AD); jps and jstat then do not list the JVM, jcmd PID still works.
-JAVA_SERVER_OPTS=${JAVA_SERVER_OPTS:--XX:TieredStopAtLevel=1 -XX:+UseSerialGC -Xms64m -Xmx256m -XX:-UsePerfData}
+# (measured under load); jps and jstat then do not list the JVM, jcmd PID still works.
+JAVA_SERVER_OPTS=${JAVA_SERVER_OPTS:--XX:+UseSerialGC -Xms64m -Xmx256m -XX:-UsePerfData}
 HTTP_PORT=${JAVA_SERVER_HTTP_PORT:-8080}
 START_TIMEOUT=${JAVA_SERVER_START_TIMEOUT:-300}
 
