@@ -9,8 +9,8 @@
 #     env JAR_A=/path/before.jar JAR_B=/path/after.jar benchmarks/rdma-vs-c/ab-in-vm.sh
 #
 # Both JVMs run for the whole comparison (java-server.sh, its JVM options); each gets the same
-# warm-up first. Run it twice with JAR_A and JAR_B swapped: the first two runs (docs/performance.md)
-# each favoured the server started first, A, by more than the change being measured. Environment (defaults in brackets): JAR_A, JAR_B (required), ADDR
+# warm-up first. Run it twice with JAR_A and JAR_B swapped: the server started first, A, can be
+# favoured by more than the change being measured. Environment (defaults in brackets): JAR_A, JAR_B (required), ADDR
 # [$RPMA_TEST_SAME_IP or 198.18.0.1], PROTO [pingpong], ROUNDS [8], CONCURRENCY [4 for ping-pong,
 # 1 for hello], PINGPONG_ROUNDS [500 per client and round], WARMUP_PINGPONG [10000 per client],
 # HELLO_CYCLES [200 per client and round], WARMUP_HELLO [250 per client, 8 clients]. Output:

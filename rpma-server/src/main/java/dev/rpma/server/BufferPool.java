@@ -48,7 +48,8 @@ final class BufferPool {
 
     private final int payloadOffset;
 
-    private final List<RpmaMemoryRegion> chunks = new ArrayList<>();
+    /** The chunks' registrations, two per chunk (receive slots, send slots). */
+    private final List<RpmaMemoryRegion> regions = new ArrayList<>();
 
     private final ArrayDeque<Block> free = new ArrayDeque<>();
 
@@ -118,8 +119,8 @@ final class BufferPool {
             receiveRegion.close();
             throw ex;
         }
-        this.chunks.add(receiveRegion);
-        this.chunks.add(sendRegion);
+        this.regions.add(receiveRegion);
+        this.regions.add(sendRegion);
         for (int i = BLOCKS_PER_CHUNK - 1; i >= 0; i--) {
             this.free.push(new Block(receives, receiveRegion, i * this.slotSize * this.receiveSlots, sends, sendRegion,
                     i * this.slotSize * this.sendSlots));
@@ -128,7 +129,7 @@ final class BufferPool {
 
     /** Bytes registered. */
     synchronized long registeredBytes() {
-        return (long) this.chunks.size() / 2 * blockSize() * BLOCKS_PER_CHUNK;
+        return this.regions.stream().mapToLong(RpmaMemoryRegion::size).sum();
     }
 
     /** Deregisters every chunk; once the endpoint's every session is deleted. Idempotent. */
@@ -138,15 +139,15 @@ final class BufferPool {
         }
         this.closed = true;
         this.free.clear();
-        for (RpmaMemoryRegion chunk : this.chunks) {
+        for (RpmaMemoryRegion region : this.regions) {
             try {
-                chunk.close();
+                region.close();
             }
             catch (RuntimeException ex) {
                 logger.warn("Deregistering the sessions' buffers failed: {}", ex.getMessage());
             }
         }
-        this.chunks.clear();
+        this.regions.clear();
     }
 
     /**

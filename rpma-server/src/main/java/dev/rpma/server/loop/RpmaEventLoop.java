@@ -37,15 +37,14 @@ import dev.rpma.jna.io.Epoll;
  * between looks, and goes back to sleep only after a whole busy-poll time without work. While it
  * spins it still looks at its fds (and runs due timers), so that connection events are not held
  * back for ever, but seldom: after {@value #FD_LOOK_INTERVAL_MICROS} µs of spinning or
- * {@value #WORKING_SPINS_PER_FD_LOOK} spins that found work, whichever comes first. A look every 16
- * spins, as the loop did before, nearly tripled one ping-pong client's p50 round trip under
- * soft-RoCE (214 µs against 94 µs without looks, the same VM boot), where an {@code epoll_wait} is
- * a system call that costs as much as a message. It does not look at the fds registered with
- * {@link #registerBusyPolled}: their
- * pollers find that work, and a completion channel's event read there would re-arm its queue, so
- * that every further completion raised an event of its own (under soft-RoCE that made each send's
- * system call about 40 % longer). Their readiness is taken once the loop sleeps. The clock is read
- * only around sleeps and while spinning without work.
+ * {@value #WORKING_SPINS_PER_FD_LOOK} spins that found work, whichever comes first, because an
+ * {@code epoll_wait} can cost as much as a message (under soft-RoCE, looking every few spins made a
+ * ping-pong round trip two to three times longer; docs/performance.md). It does not look at the fds
+ * registered with {@link #registerBusyPolled}: their pollers find that work, and a completion
+ * channel's event read there would re-arm its queue, so that every further completion raised an
+ * event of its own (under soft-RoCE that made each send's system call about 40 % longer). Their
+ * readiness is taken once the loop sleeps. The clock is read only around sleeps and while spinning
+ * without work.
  *
  * <p>Allocation-free per wake-up and per spin; a task handed over from another thread costs a queue
  * node.
@@ -404,7 +403,7 @@ public final class RpmaEventLoop implements Executor {
         WAKEUPS.setOpaque(this, (long) WAKEUPS.getOpaque(this) + 1);
         // before the tasks run: a task added from here on either runs below or wakes the next wait
         this.wakeupPending.set(false);
-        dispatch(ready);
+        dispatch(ready, false);
         boolean worked = ready > 0;
         worked |= runTasks();
         worked |= runSoonWork();
@@ -428,24 +427,17 @@ public final class RpmaEventLoop implements Executor {
         return (nanos <= 0) ? 0 : (int) Math.min(Integer.MAX_VALUE, TimeUnit.NANOSECONDS.toMillis(nanos + 999_999));
     }
 
-    private void dispatch(int ready) {
-        for (int i = 0; i < ready; i++) {
-            long token = this.epoll.token(i);
-            IoHandler handler = this.handlers[(int) (token >>> 8)];
-            if (handler != null) {
-                handler.onReadable((int) token & 0xFF);
-            }
-        }
-    }
-
-    /** Dispatches the ready fds the pollers do not cover; whether there was one. */
-    private boolean dispatchUnpolled(int ready) {
+    /**
+     * Calls the handlers of the ready fds, while spinning not those the pollers cover; whether one
+     * was called.
+     */
+    private boolean dispatch(int ready, boolean spinning) {
         boolean any = false;
         for (int i = 0; i < ready; i++) {
             long token = this.epoll.token(i);
             int slot = (int) (token >>> 8);
             IoHandler handler = this.handlers[slot];
-            if (handler != null && !this.busyPolled[slot]) {
+            if (handler != null && !(spinning && this.busyPolled[slot])) {
                 any = true;
                 handler.onReadable((int) token & 0xFF);
             }
@@ -538,7 +530,7 @@ public final class RpmaEventLoop implements Executor {
         int ready = this.epoll.await(0);
         // the look consumed any wake-up: a later one must write again, or the next sleep never ends
         this.wakeupPending.set(false);
-        boolean found = dispatchUnpolled(ready);
+        boolean found = dispatch(ready, true);
         if (!this.timers.isEmpty()) {
             runTimers();
         }

@@ -248,10 +248,7 @@ class RpmaEventLoopTest {
      */
     @Test
     void whileItSpinsTheLoopLeavesBusyPolledFdsToTheirPollersAndLooksAtTheOthers() throws InterruptedException {
-        RpmaEventLoop busy = new RpmaEventLoop("busy-loop", Duration.ofMillis(20));
-        int other = LibC.eventfd(0, LibC.EFD_CLOEXEC | LibC.EFD_NONBLOCK);
-        busy.start();
-        try {
+        onBusyLoopWithOtherFd(Duration.ofMillis(20), (busy, other) -> {
             AtomicInteger work = new AtomicInteger();
             AtomicInteger looks = new AtomicInteger();
             List<String> seen = new CopyOnWriteArrayList<>();
@@ -286,12 +283,7 @@ class RpmaEventLoopTest {
             work.set(0);
             await("the polled fd taken once the loop sleeps", () -> seen.size() == 2);
             assertThat(seen.get(1)).isEqualTo("polled fd, work left 0");
-        }
-        finally {
-            busy.shutdown();
-            assertThat(busy.awaitTermination(Duration.ofSeconds(10))).isTrue();
-            LibC.close(other);
-        }
+        });
     }
 
     /**
@@ -301,10 +293,7 @@ class RpmaEventLoopTest {
      */
     @Test
     void aLoopSpinningWithoutWorkStillTakesItsFdsAndTimersSoon() throws InterruptedException {
-        RpmaEventLoop busy = new RpmaEventLoop("busy-loop", Duration.ofSeconds(60));
-        int other = LibC.eventfd(0, LibC.EFD_CLOEXEC | LibC.EFD_NONBLOCK);
-        busy.start();
-        try {
+        onBusyLoopWithOtherFd(Duration.ofSeconds(60), (busy, other) -> {
             AtomicInteger looks = new AtomicInteger();
             CountDownLatch taken = new CountDownLatch(1);
             CountDownLatch timer = new CountDownLatch(1);
@@ -331,12 +320,28 @@ class RpmaEventLoopTest {
             assertThat(taken.await(10, TimeUnit.SECONDS)).as("the fd taken while spinning").isTrue();
             assertThat(timer.await(10, TimeUnit.SECONDS)).as("the timer run while spinning").isTrue();
             assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofSeconds(10));
+        });
+    }
+
+    /** Runs {@code body} with a started busy-polling loop and an eventfd of its own; stops and closes both. */
+    private static void onBusyLoopWithOtherFd(Duration busyPoll, BusyLoopBody body) throws InterruptedException {
+        RpmaEventLoop busy = new RpmaEventLoop("busy-loop", busyPoll);
+        int other = LibC.eventfd(0, LibC.EFD_CLOEXEC | LibC.EFD_NONBLOCK);
+        busy.start();
+        try {
+            body.run(busy, other);
         }
         finally {
             busy.shutdown();
             assertThat(busy.awaitTermination(Duration.ofSeconds(10))).isTrue();
             LibC.close(other);
         }
+    }
+
+    @FunctionalInterface
+    private interface BusyLoopBody {
+
+        void run(RpmaEventLoop busy, int other) throws InterruptedException;
     }
 
     @Test
