@@ -68,6 +68,13 @@ final class Acceptor implements RpmaEventLoop.IoHandler {
 
     private final @Nullable RpmaConnectionConfig requestConfig;
 
+    /**
+     * With a shared receive queue per data-path loop, the request configuration of each loop (naming
+     * its queue), by loop index; else {@code null}. The queue pair is created with the request, so the
+     * loop is chosen before {@code rpma_ep_next_conn_req}.
+     */
+    private final RpmaConnectionConfig @Nullable [] loopConfigs;
+
     private final RpmaRequestHandler handler;
 
     private final RpmaEventLoop loop;
@@ -116,11 +123,12 @@ final class Acceptor implements RpmaEventLoop.IoHandler {
     private long deadlineTimerAt;
 
     Acceptor(EndpointContext context, RpmaEndpoint endpoint, @Nullable RpmaConnectionConfig requestConfig,
-            RpmaRequestHandler handler, RpmaEventLoop loop, @Nullable HandlerPool pool, RpmaRegions regions,
-            RpmaCompletions[] batches) {
+            RpmaConnectionConfig @Nullable [] loopConfigs, RpmaRequestHandler handler, RpmaEventLoop loop,
+            @Nullable HandlerPool pool, RpmaRegions regions, RpmaCompletions[] batches) {
         this.context = context;
         this.endpoint = endpoint;
         this.requestConfig = requestConfig;
+        this.loopConfigs = loopConfigs;
         this.handler = handler;
         this.loop = loop;
         this.pool = pool;
@@ -249,8 +257,10 @@ final class Acceptor implements RpmaEventLoop.IoHandler {
             return false;
         }
         RpmaConnectionRequest request;
+        int loopIndex = (this.loopConfigs != null) ? this.context.loops.leastOwned() : -1;
         try {
-            request = this.endpoint.nextConnectionRequest(this.requestConfig);
+            request = this.endpoint.nextConnectionRequest(
+                    (this.loopConfigs != null) ? this.loopConfigs[loopIndex] : this.requestConfig);
         }
         catch (RpmaException ex) {
             onAcceptError(ex);
@@ -261,7 +271,7 @@ final class Acceptor implements RpmaEventLoop.IoHandler {
             return false;
         }
         this.context.statistics.recordObtained();
-        dispatch(request);
+        dispatch(request, loopIndex);
         return true;
     }
 
@@ -305,9 +315,10 @@ final class Acceptor implements RpmaEventLoop.IoHandler {
         stop();
     }
 
-    private void dispatch(RpmaConnectionRequest request) {
+    private void dispatch(RpmaConnectionRequest request, int loopIndex) {
         long now = System.nanoTime();
         RpmaIncomingRequest incoming = new RpmaIncomingRequest(this, request, now, now + this.deadlineNanos);
+        incoming.loopIndex = loopIndex;
         if (this.paused) {
             incoming.rejectIfPending(RejectReason.PAUSED);
             return;
@@ -403,7 +414,8 @@ final class Acceptor implements RpmaEventLoop.IoHandler {
 
     /**
      * Gives the request its session's slots and posts its receives (so the client's first message has
-     * a buffer), accepts it, and hands the session to the event loop with the fewest sessions.
+     * a buffer), accepts it, and hands the session to the event loop with the fewest sessions; with a
+     * shared receive queue, to the loop whose queue the request was made with, its receives posted.
      */
     private void connect(RpmaIncomingRequest request) {
         RpmaConnectionRequest native_ = request.request;
@@ -428,7 +440,7 @@ final class Acceptor implements RpmaEventLoop.IoHandler {
         }
         RpmaConnection connection;
         try {
-            if (block != null) {
+            if (block != null && this.loopConfigs == null) {
                 int slots = this.context.settings.messages().receiveSlots();
                 for (int i = 0; i < slots; i++) {
                     native_.receive(block.receiveRegion, block.receiveOffset(i), block.receiveLength(), i);
@@ -454,7 +466,7 @@ final class Acceptor implements RpmaEventLoop.IoHandler {
         }
         this.context.statistics.recordAccepted();
         this.context.statistics.recordConnectionOpened();
-        int loopIndex = this.context.loops.next();
+        int loopIndex = (request.loopIndex >= 0) ? this.context.loops.own(request.loopIndex) : this.context.loops.next();
         ServerSession session = new ServerSession(this.context, connection, loopIndex, request.privateData(),
                 request.attributesSet(), block, this.batches[loopIndex]);
         this.context.registry.added(session);

@@ -5,6 +5,7 @@ import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
 
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -21,7 +22,9 @@ import dev.rpma.jna.raw.NativeMemory;
  * only the access it needs: the receive slots {@code RECV} (the device writes them), the send slots
  * {@code SEND} (it only reads them). A block goes back to the pool only after its
  * session's connection is deleted, so the device never writes into a slot that another session
- * uses; chunks are deregistered when the endpoint stops.
+ * uses; chunks are deregistered when the endpoint stops. A pool of blocks without send slots, one
+ * per chunk, holds the slots of a shared receive queue ({@link SharedReceives}); sessions that
+ * receive through one take blocks without receive slots.
  *
  * <p>Thread-safe: the acceptor takes blocks, event loops give them back.
  */
@@ -31,6 +34,8 @@ final class BufferPool {
 
     /** Sessions one registered chunk serves: memory grows in steps of this many sessions. */
     static final int BLOCKS_PER_CHUNK = 16;
+
+    private final int blocksPerChunk;
 
     /** Slots start on cache lines. */
     private static final int ALIGNMENT = 64;
@@ -48,7 +53,7 @@ final class BufferPool {
 
     private final int payloadOffset;
 
-    /** The chunks' registrations, two per chunk (receive slots, send slots). */
+    /** The chunks' registrations, two per chunk (receive slots, send slots) where both have slots. */
     private final List<RpmaMemoryRegion> regions = new ArrayList<>();
 
     private final ArrayDeque<Block> free = new ArrayDeque<>();
@@ -60,7 +65,12 @@ final class BufferPool {
      * @param payloadOffset where a message's payload starts in its slot (after the framing header)
      */
     BufferPool(RpmaPeer peer, int slotSize, int payloadOffset, int receiveSlots, int sendSlots) {
+        this(peer, slotSize, payloadOffset, receiveSlots, sendSlots, BLOCKS_PER_CHUNK);
+    }
+
+    BufferPool(RpmaPeer peer, int slotSize, int payloadOffset, int receiveSlots, int sendSlots, int blocksPerChunk) {
         this.peer = peer;
+        this.blocksPerChunk = blocksPerChunk;
         this.slotSize = (slotSize + ALIGNMENT - 1) / ALIGNMENT * ALIGNMENT;
         this.receiveLength = slotSize;
         this.payloadOffset = payloadOffset;
@@ -101,27 +111,34 @@ final class BufferPool {
     }
 
     private void addChunk() {
-        long bytes = (long) blockSize() * BLOCKS_PER_CHUNK;
+        long bytes = (long) blockSize() * this.blocksPerChunk;
         if (bytes > Integer.MAX_VALUE) {
-            throw new IllegalArgumentException("A chunk of " + BLOCKS_PER_CHUNK + " sessions' slots would take " + bytes
-                    + " bytes; lower receive-slots, send-slots or max-message-size");
+            throw new IllegalArgumentException("A chunk of " + this.blocksPerChunk + " blocks of slots would take " + bytes
+                    + " bytes; lower receive-slots, shared-receive-slots, send-slots or max-message-size");
         }
-        int receiveBytes = this.slotSize * this.receiveSlots * BLOCKS_PER_CHUNK;
-        int sendBytes = this.slotSize * this.sendSlots * BLOCKS_PER_CHUNK;
+        int receiveBytes = this.slotSize * this.receiveSlots * this.blocksPerChunk;
+        int sendBytes = this.slotSize * this.sendSlots * this.blocksPerChunk;
         ByteBuffer receives = NativeMemory.allocate(receiveBytes);
         ByteBuffer sends = NativeMemory.allocate(sendBytes);
-        RpmaMemoryRegion receiveRegion = this.peer.register(receives, MemoryUsage.RECV);
-        RpmaMemoryRegion sendRegion;
+        // librpma refuses a region of 0 bytes: a pool without receive (or send) slots registers none
+        RpmaMemoryRegion receiveRegion = (receiveBytes > 0) ? this.peer.register(receives, MemoryUsage.RECV) : null;
+        RpmaMemoryRegion sendRegion = null;
         try {
-            sendRegion = this.peer.register(sends, MemoryUsage.SEND);
+            sendRegion = (sendBytes > 0) ? this.peer.register(sends, MemoryUsage.SEND) : null;
         }
         catch (RuntimeException ex) {
-            receiveRegion.close();
+            if (receiveRegion != null) {
+                receiveRegion.close();
+            }
             throw ex;
         }
-        this.regions.add(receiveRegion);
-        this.regions.add(sendRegion);
-        for (int i = BLOCKS_PER_CHUNK - 1; i >= 0; i--) {
+        if (receiveRegion != null) {
+            this.regions.add(receiveRegion);
+        }
+        if (sendRegion != null) {
+            this.regions.add(sendRegion);
+        }
+        for (int i = this.blocksPerChunk - 1; i >= 0; i--) {
             this.free.push(new Block(receives, receiveRegion, i * this.slotSize * this.receiveSlots, sends, sendRegion,
                     i * this.slotSize * this.sendSlots));
         }
@@ -156,11 +173,11 @@ final class BufferPool {
      */
     final class Block {
 
-        /** The chunk's receive slots. */
-        final RpmaMemoryRegion receiveRegion;
+        /** The chunk's receive slots; {@code null} in a pool without them. */
+        final @Nullable RpmaMemoryRegion receiveRegion;
 
-        /** The chunk's send slots. */
-        final RpmaMemoryRegion sendRegion;
+        /** The chunk's send slots; {@code null} in a pool without them. */
+        final @Nullable RpmaMemoryRegion sendRegion;
 
         /** Offset of this block's first receive slot in {@link #receiveRegion}. */
         private final int receiveBase;
@@ -180,8 +197,8 @@ final class BufferPool {
         /** Send payloads from position 0: what {@link RpmaSession#newMessage()} hands out. */
         final ByteBuffer[] sendPayloads;
 
-        private Block(ByteBuffer receives, RpmaMemoryRegion receiveRegion, int receiveBase, ByteBuffer sends,
-                RpmaMemoryRegion sendRegion, int sendBase) {
+        private Block(ByteBuffer receives, @Nullable RpmaMemoryRegion receiveRegion, int receiveBase, ByteBuffer sends,
+                @Nullable RpmaMemoryRegion sendRegion, int sendBase) {
             this.receiveRegion = receiveRegion;
             this.sendRegion = sendRegion;
             this.receiveBase = receiveBase;

@@ -36,6 +36,13 @@ final class EndpointContext {
 
     final @Nullable BufferPool buffers;
 
+    /**
+     * The shared receive queue of each data-path loop, by loop index, when the endpoint's sessions
+     * share one ({@code messages.shared-receive-slots}); else {@code null}. Filled once the context
+     * exists, before the endpoint starts.
+     */
+    final SharedReceives @Nullable [] shared;
+
     /** Where handlers run in {@link RpmaMessageDispatch#POOL} mode, else {@code null}. */
     final @Nullable HandlerPool messagePool;
 
@@ -45,6 +52,8 @@ final class EndpointContext {
             List<RpmaSessionListener> listeners, ConnectionRegistry registry, RpmaEventLoopGroup loops,
             RpmaMessageListener @Nullable [] handlers, List<String> routes, @Nullable BufferPool buffers,
             @Nullable HandlerPool messagePool) {
+        this.shared = (handlers != null && settings.messages().sharesReceives())
+                ? new SharedReceives[loops.loops().size()] : null;
         this.settings = settings;
         this.statistics = statistics;
         this.observer = observer;
@@ -63,6 +72,24 @@ final class EndpointContext {
 
     boolean hasDataPath() {
         return this.handlers != null;
+    }
+
+    /** The shared receive queue of loop {@code index}, or {@code null} when sessions have receives of their own. */
+    @Nullable SharedReceives shared(int index) {
+        return (this.shared != null) ? this.shared[index] : null;
+    }
+
+    /** Bytes of registered memory of the sessions' slots and the shared receive queues. */
+    long registeredBytes() {
+        long bytes = (this.buffers != null) ? this.buffers.registeredBytes() : 0;
+        if (this.shared != null) {
+            for (SharedReceives queue : this.shared) {
+                if (queue != null) {
+                    bytes += queue.registeredBytes();
+                }
+            }
+        }
+        return bytes;
     }
 
     /** A new wire format for one session. */

@@ -117,9 +117,12 @@ public record RpmaEndpointSettings(String name, String address, int port, Accept
      * @param dispatch whether handlers run on the event loop or on a pool of message threads
      * @param dispatchThreads threads of that pool
      * @param sendQueueLimit sends that may wait for a slot or credits; one more ends the session
+     * @param sharedReceiveSlots 0: each session has {@code receiveSlots} receives of its own; more (raw
+     *     mode only): the endpoint's sessions on one event loop receive through one shared receive queue
+     *     of this many slots, and {@code receiveSlots} does not apply
      */
     public record Messages(RpmaWireMode mode, int receiveSlots, int sendSlots, int maxMessageSize,
-            RpmaMessageDispatch dispatch, int dispatchThreads, int sendQueueLimit) {
+            RpmaMessageDispatch dispatch, int dispatchThreads, int sendQueueLimit, int sharedReceiveSlots) {
 
         public static final int DEFAULT_RECEIVE_SLOTS = 8;
 
@@ -131,12 +134,15 @@ public record RpmaEndpointSettings(String name, String address, int port, Accept
 
         public static final int DEFAULT_SEND_QUEUE_LIMIT = 1024;
 
+        /** The most slots of one shared receive queue; a device may take fewer ({@code rpma_srq_new} then fails). */
+        public static final int MAX_SHARED_RECEIVE_SLOTS = 16384;
+
         /** Framing needs room for a credit frame besides the data: see docs/wire-protocol.md. */
         public static final int MIN_FRAMED_RECEIVE_SLOTS = 3;
 
         public static final Messages DEFAULTS = new Messages(RpmaWireMode.FRAMED, DEFAULT_RECEIVE_SLOTS,
                 DEFAULT_SEND_SLOTS, DEFAULT_MAX_MESSAGE_SIZE, RpmaMessageDispatch.LOOP, DEFAULT_DISPATCH_THREADS,
-                DEFAULT_SEND_QUEUE_LIMIT);
+                DEFAULT_SEND_QUEUE_LIMIT, 0);
 
         public Messages {
             Objects.requireNonNull(mode, "mode");
@@ -152,31 +158,49 @@ public record RpmaEndpointSettings(String name, String address, int port, Accept
             if (sendSlots > 64 || receiveSlots > 4096) {
                 throw new IllegalArgumentException("at most 64 send slots and 4096 receive slots per session: " + this);
             }
+            if (sharedReceiveSlots < 0 || sharedReceiveSlots > MAX_SHARED_RECEIVE_SLOTS) {
+                throw new IllegalArgumentException("sharedReceiveSlots must be 0 (off) to " + MAX_SHARED_RECEIVE_SLOTS
+                        + ", not " + sharedReceiveSlots);
+            }
+            if (sharedReceiveSlots > 0 && mode != RpmaWireMode.RAW) {
+                throw new IllegalArgumentException("a shared receive queue serves raw mode only: in framed mode the"
+                        + " credits a session grants are receives of its own; " + this);
+            }
+        }
+
+        /** Whether the sessions receive through a shared receive queue per event loop. */
+        public boolean sharesReceives() {
+            return this.sharedReceiveSlots > 0;
         }
 
         public Messages withMode(RpmaWireMode mode) {
             return new Messages(mode, this.receiveSlots, this.sendSlots, this.maxMessageSize, this.dispatch,
-                    this.dispatchThreads, this.sendQueueLimit);
+                    this.dispatchThreads, this.sendQueueLimit, this.sharedReceiveSlots);
         }
 
         public Messages withSlots(int receiveSlots, int sendSlots) {
             return new Messages(this.mode, receiveSlots, sendSlots, this.maxMessageSize, this.dispatch,
-                    this.dispatchThreads, this.sendQueueLimit);
+                    this.dispatchThreads, this.sendQueueLimit, this.sharedReceiveSlots);
         }
 
         public Messages withMaxMessageSize(int maxMessageSize) {
             return new Messages(this.mode, this.receiveSlots, this.sendSlots, maxMessageSize, this.dispatch,
-                    this.dispatchThreads, this.sendQueueLimit);
+                    this.dispatchThreads, this.sendQueueLimit, this.sharedReceiveSlots);
         }
 
         public Messages withDispatch(RpmaMessageDispatch dispatch, int threads) {
             return new Messages(this.mode, this.receiveSlots, this.sendSlots, this.maxMessageSize, dispatch, threads,
-                    this.sendQueueLimit);
+                    this.sendQueueLimit, this.sharedReceiveSlots);
+        }
+
+        public Messages withSharedReceiveSlots(int slots) {
+            return new Messages(this.mode, this.receiveSlots, this.sendSlots, this.maxMessageSize, this.dispatch,
+                    this.dispatchThreads, this.sendQueueLimit, slots);
         }
 
         public Messages withSendQueueLimit(int limit) {
             return new Messages(this.mode, this.receiveSlots, this.sendSlots, this.maxMessageSize, this.dispatch,
-                    this.dispatchThreads, limit);
+                    this.dispatchThreads, limit, this.sharedReceiveSlots);
         }
     }
 

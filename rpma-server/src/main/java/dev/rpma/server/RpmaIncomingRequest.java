@@ -58,6 +58,9 @@ public final class RpmaIncomingRequest {
     /** Whether it holds a place under the endpoint's connection limit; the acceptor's only. */
     boolean reserved;
 
+    /** The data-path loop whose shared receive queue its queue pair was made with; -1: none yet. */
+    int loopIndex = -1;
+
     /**
      * The decision taken before this one on another thread, while both wait for the acceptor: the
      * link of the acceptor's list of decisions, so that handing a decision over allocates nothing.

@@ -29,6 +29,9 @@ public final class RpmaServedEndpoint {
 
     private final @Nullable RpmaConnectionConfig requestConfig;
 
+    /** The request configuration of each data-path loop, with a shared receive queue; else {@code null}. */
+    private final RpmaConnectionConfig @Nullable [] loopConfigs;
+
     private final RpmaEventLoop acceptorLoop;
 
     private final @Nullable HandlerPool handlerPool;
@@ -40,18 +43,20 @@ public final class RpmaServedEndpoint {
     private volatile RpmaEndpointState state = RpmaEndpointState.CREATED;
 
     RpmaServedEndpoint(EndpointContext context, RpmaEndpoint endpoint, @Nullable RpmaConnectionConfig requestConfig,
-            RpmaRequestHandler handler, RpmaRegions regions, dev.rpma.jna.RpmaCompletions[] batches) {
+            RpmaConnectionConfig @Nullable [] loopConfigs, RpmaRequestHandler handler, RpmaRegions regions,
+            dev.rpma.jna.RpmaCompletions[] batches) {
         this.context = context;
         this.endpoint = endpoint;
         this.requestConfig = requestConfig;
+        this.loopConfigs = loopConfigs;
         RpmaEndpointSettings.Acceptor settings = context.settings.acceptor();
         this.acceptorLoop = new RpmaEventLoop("rpma-acceptor-" + context.name(), Duration.ZERO);
         this.handlerPool = settings.inlineHandler() ? null
                 : new HandlerPool("rpma-" + context.name() + "-handler", settings.handlerThreads(),
                         settings.queueCapacity(), settings.spinLooks(), settings.batchScheduling(),
                         dev.rpma.jna.io.ThreadScheduling::batchCurrentThread);
-        this.acceptor = new Acceptor(context, endpoint, requestConfig, handler, this.acceptorLoop, this.handlerPool,
-                regions, batches);
+        this.acceptor = new Acceptor(context, endpoint, requestConfig, loopConfigs, handler, this.acceptorLoop,
+                this.handlerPool, regions, batches);
     }
 
     public String name() {
@@ -107,9 +112,9 @@ public final class RpmaServedEndpoint {
         return this.context.hasDataPath();
     }
 
-    /** Bytes of registered memory its sessions' slots take. */
+    /** Bytes of registered memory its sessions' slots (and its shared receive queues' slots) take. */
     public long registeredBufferBytes() {
-        return (this.context.buffers != null) ? this.context.buffers.registeredBytes() : 0;
+        return this.context.registeredBytes();
     }
 
     /** Rejects (and counts) every request until {@link #resume()}; the sessions go on. */
@@ -129,6 +134,12 @@ public final class RpmaServedEndpoint {
             return;
         }
         this.endpoint.handOffTo(this.acceptorLoop.thread());
+        if (this.context.shared != null) {
+            for (int i = 0; i < this.context.shared.length; i++) {
+                // the loops run already: each takes its queue's completions from now on
+                this.context.loops.loop(i).execute(this.context.shared[i]::attach);
+            }
+        }
         if (this.handlerPool != null) {
             this.handlerPool.start();
         }
@@ -149,9 +160,12 @@ public final class RpmaServedEndpoint {
         String messages = "no message handlers";
         if (this.context.hasDataPath()) {
             RpmaEndpointSettings.Messages m = this.context.settings.messages();
+            String slots = m.sharesReceives()
+                    ? "a shared receive queue of " + m.sharedReceiveSlots() + " slots per event loop and " + m.sendSlots()
+                            + " send slots per session, "
+                    : m.receiveSlots() + " receive and " + m.sendSlots() + " send slots per session, ";
             messages = m.mode().name().toLowerCase(java.util.Locale.ROOT) + " messages of up to " + m.maxMessageSize()
-                    + " bytes, " + m.receiveSlots() + " receive and " + m.sendSlots() + " send slots per session, "
-                    + "handled on the " + ((m.dispatch() == RpmaMessageDispatch.LOOP) ? "event loop"
+                    + " bytes, " + slots + "handled on the " + ((m.dispatch() == RpmaMessageDispatch.LOOP) ? "event loop"
                             : "message pool of " + m.dispatchThreads());
         }
         return handlers + ", " + messages + ", at most " + this.context.settings.limits().maxConnections()
@@ -202,12 +216,13 @@ public final class RpmaServedEndpoint {
         if (this.context.messagePool != null) {
             this.context.messagePool.shutdown();
         }
-        if (sessionsGone && this.context.buffers != null) {
-            this.context.buffers.close();
+        if (sessionsGone) {
+            closeSharedReceives();
+            if (this.context.buffers != null) {
+                this.context.buffers.close();
+            }
         }
-        if (this.requestConfig != null) {
-            this.requestConfig.close();
-        }
+        closeConfigs();
         synchronized (this) {
             this.state = (this.acceptor.failure() != null) ? RpmaEndpointState.FAILED : RpmaEndpointState.STOPPED;
         }
@@ -231,11 +246,56 @@ public final class RpmaServedEndpoint {
             if (this.context.messagePool != null) {
                 this.context.messagePool.shutdown();
             }
+            closeSharedReceives();
             if (this.context.buffers != null) {
                 this.context.buffers.close();
             }
-            if (this.requestConfig != null) {
-                this.requestConfig.close();
+            closeConfigs();
+        }
+    }
+
+    /**
+     * Deletes the shared receive queues, on their loops (which stop taking their completions first)
+     * while they run; once no connection made with them is left.
+     */
+    private void closeSharedReceives() {
+        if (this.context.shared == null) {
+            return;
+        }
+        for (int i = 0; i < this.context.shared.length; i++) {
+            SharedReceives queue = this.context.shared[i];
+            java.util.concurrent.CompletableFuture<Void> closed = new java.util.concurrent.CompletableFuture<>();
+            Runnable close = () -> {
+                try {
+                    queue.close();
+                    closed.complete(null);
+                }
+                catch (RuntimeException ex) {
+                    closed.completeExceptionally(ex);
+                }
+            };
+            try {
+                if (this.context.loops.loop(i).tryExecute(close)) {
+                    closed.get(5, TimeUnit.SECONDS);
+                }
+                else {
+                    close.run();
+                }
+            }
+            catch (Exception ex) {
+                logger.warn("Deleting the shared receive queue of endpoint '{}' on loop {} failed: {}", name(), i,
+                        ex.getMessage());
+            }
+        }
+    }
+
+    private void closeConfigs() {
+        if (this.requestConfig != null) {
+            this.requestConfig.close();
+        }
+        if (this.loopConfigs != null) {
+            for (RpmaConnectionConfig config : this.loopConfigs) {
+                config.close();
             }
         }
     }

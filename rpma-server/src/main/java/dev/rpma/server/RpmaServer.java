@@ -225,11 +225,19 @@ public final class RpmaServer {
             throw new RpmaListenException(settings.name(), settings.address(), settings.port(), ex);
         }
         RpmaConnectionConfig config = null;
+        RpmaConnectionConfig[] loopConfigs = null;
+        EndpointContext context = null;
         BufferPool buffers = null;
         HandlerPool messagePool = null;
+        boolean shares = dataPath && messages.sharesReceives();
         try {
             config = components.requestConfig(rpma, settings, needed);
             checkQueues(settings, config, needed);
+            if (shares && config.sharedCompletionChannel()) {
+                throw new IllegalArgumentException("The connections of endpoint '" + settings.name() + "' share a"
+                        + " completion channel, which librpma refuses with a shared receive queue (RPMA_E_INVAL at each"
+                        + " request): turn shared-completion-channel off, or shared-receive-slots");
+            }
             List<String> routes = new ArrayList<>(messageHandlers.keySet());
             RpmaMessageListener[] handlers = dataPath
                     ? routes.stream().map(messageHandlers::get).toArray(RpmaMessageListener[]::new) : null;
@@ -237,7 +245,9 @@ public final class RpmaServer {
                 int slot = (messages.mode() == RpmaWireMode.RAW) ? messages.maxMessageSize()
                         : FramedWire.slotSize(messages.maxMessageSize());
                 int payloadOffset = (messages.mode() == RpmaWireMode.RAW) ? 0 : FramedWire.HEADER_SIZE;
-                buffers = new BufferPool(peer, slot, payloadOffset, messages.receiveSlots(), messages.sendSlots());
+                // with a shared receive queue a session's block holds its send slots only
+                buffers = new BufferPool(peer, slot, payloadOffset, shares ? 0 : messages.receiveSlots(),
+                        messages.sendSlots());
                 if (messages.dispatch() == RpmaMessageDispatch.POOL) {
                     // one task per session at a time: the queue never holds more than the connection limit
                     messagePool = new HandlerPool("rpma-" + settings.name() + "-messages", messages.dispatchThreads(),
@@ -247,14 +257,36 @@ public final class RpmaServer {
             }
             RpmaEndpointStatistics statistics = new RpmaEndpointStatistics(
                     (error) -> components.observer().error(settings.name(), error));
-            EndpointContext context = new EndpointContext(settings, statistics, components.observer(),
+            context = new EndpointContext(settings, statistics, components.observer(),
                     List.copyOf(components.sessionListeners(settings.name())),
                     new ConnectionRegistry(settings.limits().maxConnections()), loops, handlers, routes, buffers,
                     messagePool);
-            return new RpmaServedEndpoint(context, endpoint, config, components.handler(settings.name()), regions,
-                    batches);
+            if (context.shared != null) {
+                loopConfigs = new RpmaConnectionConfig[context.shared.length];
+                for (int i = 0; i < loopConfigs.length; i++) {
+                    loopConfigs[i] = components.requestConfig(rpma, settings, needed);
+                    context.shared[i] = SharedReceives.create(context, loops.loop(i), rpma, peer, loopConfigs[i],
+                            messages.sharedReceiveSlots(), messages.maxMessageSize());
+                }
+            }
+            return new RpmaServedEndpoint(context, endpoint, config, loopConfigs, components.handler(settings.name()),
+                    regions, batches);
         }
         catch (RuntimeException ex) {
+            if (context != null && context.shared != null) {
+                for (SharedReceives queue : context.shared) {
+                    if (queue != null) {
+                        queue.close();
+                    }
+                }
+            }
+            if (loopConfigs != null) {
+                for (RpmaConnectionConfig loopConfig : loopConfigs) {
+                    if (loopConfig != null) {
+                        loopConfig.close();
+                    }
+                }
+            }
             if (config != null) {
                 config.close();
             }

@@ -90,7 +90,8 @@ final class ServerSession implements RpmaSession, RpmaEventLoop.IoHandler {
         this.loop = endpoint.loops.loop(loopIndex);
         this.privateData = privateData;
         this.attributes = new ConcurrentHashMap<>(attributes);
-        this.data = (block != null) ? new SessionDataPath(this, endpoint, connection, block, this.loop, batch) : null;
+        this.data = (block != null) ? new SessionDataPath(this, endpoint, connection, block,
+                endpoint.shared(loopIndex), this.loop, batch) : null;
     }
 
     // ---------------------------------------------------------------- RpmaSession
@@ -367,6 +368,9 @@ final class ServerSession implements RpmaSession, RpmaEventLoop.IoHandler {
             // before the delete, which closes the fd
             this.loop.unregister(this.eventFd, this.eventRegistration);
             this.registered = false;
+        }
+        if (this.data != null) {
+            this.data.beforeDelete();
         }
         try {
             this.connection.close();

@@ -33,6 +33,11 @@ import dev.rpma.server.loop.RpmaEventLoop;
  * the receive slot before that slot is posted again (a reply may be the message itself), and posted
  * after it, so the reply's framing header grants that receive back at once.
  *
+ * <p>With a shared receive queue ({@link SharedReceives}) the receives are the queue's: its completions
+ * reach {@link #receivedShared} once the session is bound (when the data path starts), a handled
+ * message's slot goes back to the queue even after the session ended, and the session's own
+ * completion queue holds only its sends, so the busy poll skips it while no send is in flight.
+ *
  * <p>Nothing is allocated per message on the loop: the views of the slots belong to the block, the
  * completions to the loop; only a send that has to wait, a {@code byte[]} parameter and the pool
  * dispatch allocate.
@@ -66,6 +71,15 @@ final class SessionDataPath implements RpmaEventLoop.BusyPoller {
     private final RpmaCompletionQueue cq;
 
     private final BufferPool.Block block;
+
+    /** The loop's shared receive queue, or {@code null}: the receives are the block's. */
+    private final @Nullable SharedReceives shared;
+
+    /** Bits of every send slot: all free. */
+    private final long allSends;
+
+    /** The queue pair number, once bound to {@link #shared}; -1 before. */
+    private int queuePair = -1;
 
     private final WireFormat wire;
 
@@ -123,23 +137,25 @@ final class SessionDataPath implements RpmaEventLoop.BusyPoller {
     }
 
     SessionDataPath(ServerSession session, EndpointContext endpoint, RpmaConnection connection, BufferPool.Block block,
-            RpmaEventLoop loop, RpmaCompletions batch) {
+            @Nullable SharedReceives shared, RpmaEventLoop loop, RpmaCompletions batch) {
         this.session = session;
         this.endpoint = endpoint;
         this.connection = connection;
         this.cq = connection.completionQueue();
         this.block = block;
+        this.shared = shared;
         this.loop = loop;
         this.batch = batch;
         this.wire = endpoint.newWire();
         RpmaEndpointSettings.Messages messages = endpoint.settings.messages();
         this.receiveSlots = messages.receiveSlots();
         this.sendSlots = messages.sendSlots();
-        this.receiveLength = block.receiveLength();
+        this.receiveLength = (shared != null) ? shared.receiveLength() : block.receiveLength();
         this.maxPayload = messages.maxMessageSize();
         this.headerSize = this.wire.headerSize();
         this.pooled = messages.dispatch() == RpmaMessageDispatch.POOL;
-        this.freeSends = (this.sendSlots == 64) ? -1L : (1L << this.sendSlots) - 1;
+        this.allSends = (this.sendSlots == 64) ? -1L : (1L << this.sendSlots) - 1;
+        this.freeSends = this.allSends;
     }
 
     // ---------------------------------------------------------------- lifecycle, on the loop
@@ -156,6 +172,10 @@ final class SessionDataPath implements RpmaEventLoop.BusyPoller {
         this.loop.addBusyPoller(this);
         sendControlFrame();
         drain();
+        if (this.shared != null) {
+            this.queuePair = this.connection.qpNumber();
+            this.shared.bind(this.queuePair, this);
+        }
     }
 
     /**
@@ -176,6 +196,22 @@ final class SessionDataPath implements RpmaEventLoop.BusyPoller {
             this.endpoint.statistics.recordQueuedSendsLeft(this.queued.size());
             this.queued.clear();
         }
+        if (this.shared != null) {
+            long[] waiting;
+            while ((waiting = this.waitingForPool.poll()) != null) {
+                this.shared.repost((int) waiting[0]);
+            }
+        }
+    }
+
+    /**
+     * Just before the connection is deleted: what the shared receive queue holds is taken first, so
+     * that none of it is left for a later connection that gets this queue pair's number.
+     */
+    void beforeDelete() {
+        if (this.shared != null && this.queuePair >= 0) {
+            this.shared.drain();
+        }
     }
 
     /**
@@ -183,6 +219,20 @@ final class SessionDataPath implements RpmaEventLoop.BusyPoller {
      * them; a handler still running on the pool gives them back when it returns.
      */
     void release() {
+        if (this.shared != null && this.queuePair >= 0) {
+            SharedReceives queue = this.shared;
+            int qp = this.queuePair;
+            if (queue.inBatch()) {
+                // the batch may hold more of this queue pair's completions: they find it, stopped, and go back
+                this.loop.runSoon(() -> {
+                    queue.drain();
+                    queue.unbind(qp, this);
+                });
+            }
+            else {
+                queue.unbind(qp, this);
+            }
+        }
         if (this.inPool) {
             this.releaseWhenPoolReturns = true;
             return;
@@ -210,7 +260,7 @@ final class SessionDataPath implements RpmaEventLoop.BusyPoller {
     /** One look in the busy poll: one batch. */
     @Override
     public boolean pollOnce() {
-        if (this.stopped) {
+        if (this.stopped || (this.shared != null && this.freeSends == this.allSends)) {
             return false;
         }
         return takeBatch() > 0;
@@ -240,6 +290,9 @@ final class SessionDataPath implements RpmaEventLoop.BusyPoller {
     void drainBeforeEnd() {
         if (!this.attached || this.stopped || this.inBatch) {
             return;
+        }
+        if (this.shared != null) {
+            this.shared.drain();
         }
         int most = (this.receiveSlots + this.sendSlots) / this.batch.capacity() + 2;
         for (int i = 0; i < most && !this.stopped; i++) {
@@ -281,19 +334,8 @@ final class SessionDataPath implements RpmaEventLoop.BusyPoller {
                     sent(slot);
                 }
             }
-            else if (status != 0) {
-                if (status == STATUS_LOC_LEN_ERR || status == STATUS_LOC_QP_OP_ERR) {
-                    bad(RpmaEndpointStatistics.BadMessage.OVERSIZED, "a receive failed with ibv_wc_status " + status
-                            + ((status == STATUS_LOC_LEN_ERR) ? " (IBV_WC_LOC_LEN_ERR)" : " (IBV_WC_LOC_QP_OP_ERR)")
-                            + ": a message larger than the " + this.receiveLength + " bytes a receive takes (max-message-size "
-                            + this.maxPayload + ")");
-                }
-                else {
-                    failedCompletion("a receive", status);
-                }
-            }
             else {
-                received(slot, this.batch.byteLength(i));
+                receiveCompleted(slot, status, this.batch.byteLength(i));
             }
         }
         if (count > 0 && !this.stopped) {
@@ -301,6 +343,35 @@ final class SessionDataPath implements RpmaEventLoop.BusyPoller {
             sendQueued();
         }
         return count;
+    }
+
+    /** A completion of the shared receive queue for this session; in the queue's batch, on the loop. */
+    void receivedShared(int slot, int status, int length) {
+        if (this.stopped) {
+            giveBack(slot);
+            return;
+        }
+        receiveCompleted(slot, status, length);
+        if (!this.stopped) {
+            sendQueued();
+        }
+    }
+
+    private void receiveCompleted(int slot, int status, int length) {
+        if (status == 0) {
+            received(slot, length);
+            return;
+        }
+        if (status == STATUS_LOC_LEN_ERR || status == STATUS_LOC_QP_OP_ERR) {
+            bad(RpmaEndpointStatistics.BadMessage.OVERSIZED, "a receive failed with ibv_wc_status " + status
+                    + ((status == STATUS_LOC_LEN_ERR) ? " (IBV_WC_LOC_LEN_ERR)" : " (IBV_WC_LOC_QP_OP_ERR)")
+                    + ": a message larger than the " + this.receiveLength + " bytes a receive takes (max-message-size "
+                    + this.maxPayload + ")");
+        }
+        else {
+            failedCompletion("a receive", status);
+        }
+        giveBack(slot);
     }
 
     private void failedCompletion(String what, int status) {
@@ -331,9 +402,10 @@ final class SessionDataPath implements RpmaEventLoop.BusyPoller {
         this.session.receivedOne();
         if (length == 0) {
             bad(RpmaEndpointStatistics.BadMessage.EMPTY, "an empty message (0 bytes)");
+            giveBack(slot);
             return;
         }
-        ByteBuffer frame = this.block.receiveFrames[slot];
+        ByteBuffer frame = (this.shared != null) ? this.shared.frame(slot) : this.block.receiveFrames[slot];
         frame.clear();
         WireFormat.Kind kind;
         try {
@@ -341,6 +413,7 @@ final class SessionDataPath implements RpmaEventLoop.BusyPoller {
         }
         catch (RpmaProtocolException ex) {
             bad(RpmaEndpointStatistics.BadMessage.MALFORMED, "a malformed message: " + ex.getMessage());
+            giveBack(slot);
             return;
         }
         if (kind == WireFormat.Kind.CONTROL) {
@@ -348,7 +421,7 @@ final class SessionDataPath implements RpmaEventLoop.BusyPoller {
             return;
         }
         int payloadLength = frame.remaining();
-        ByteBuffer payload = this.block.receivePayloads[slot];
+        ByteBuffer payload = payload(slot);
         payload.order(ByteOrder.LITTLE_ENDIAN).limit(payloadLength).position(0);
         int route = this.wire.route();
         int reply = (kind == WireFormat.Kind.REQUEST) ? this.wire.requestId() : -1;
@@ -371,6 +444,7 @@ final class SessionDataPath implements RpmaEventLoop.BusyPoller {
         catch (RpmaProtocolException ex) {
             this.claimed = 0;
             bad(RpmaEndpointStatistics.BadMessage.MALFORMED, "out of protocol: " + ex.getMessage());
+            giveBack(slot);
             return;
         }
         catch (Throwable ex) {
@@ -394,6 +468,7 @@ final class SessionDataPath implements RpmaEventLoop.BusyPoller {
         }
         if (this.stopped) {
             this.claimed = 0;
+            giveBack(slot);
             return;
         }
         int sendSlot = -1;
@@ -441,6 +516,10 @@ final class SessionDataPath implements RpmaEventLoop.BusyPoller {
     }
 
     private void repost(int slot) {
+        if (this.shared != null) {
+            this.shared.repost(slot);
+            return;
+        }
         if (this.stopped) {
             return;
         }
@@ -454,10 +533,29 @@ final class SessionDataPath implements RpmaEventLoop.BusyPoller {
         this.wire.receiveReposted();
     }
 
+    /** A slot the session ends with: the shared queue's goes back to it; a block's stays with the block. */
+    private void giveBack(int slot) {
+        if (this.shared != null) {
+            this.shared.repost(slot);
+        }
+    }
+
+    private ByteBuffer payload(int slot) {
+        return (this.shared != null) ? this.shared.payload(slot) : this.block.receivePayloads[slot];
+    }
+
     // ---------------------------------------------------------------- the pool
 
     private void toPool(int slot, int route, int reply) {
         if (this.inPool) {
+            if (this.shared != null && this.waitingForPool.size() >= this.receiveSlots) {
+                // slots of the shared queue: one session must not hold them all while its handler is slow
+                this.session.end(RpmaSessionEnd.Reason.CAPACITY, "more than " + this.receiveSlots + " messages waited"
+                        + " for the message pool (receive-slots): the client sends faster than its handler takes them",
+                        null);
+                giveBack(slot);
+                return;
+            }
             this.waitingForPool.add(new long[] { slot, route, reply });
             return;
         }
@@ -466,7 +564,7 @@ final class SessionDataPath implements RpmaEventLoop.BusyPoller {
 
     private void submit(int slot, int route, int reply) {
         RpmaMessageListener handler = this.endpoint.handlers[route];
-        ByteBuffer payload = this.block.receivePayloads[slot];
+        ByteBuffer payload = payload(slot);
         this.inPool = true;
         boolean timed = --this.sampleCountdown == 0;
         if (timed) {
@@ -506,6 +604,7 @@ final class SessionDataPath implements RpmaEventLoop.BusyPoller {
         if (!offered) {
             this.inPool = false;
             this.session.end(RpmaSessionEnd.Reason.CAPACITY, "the endpoint's message pool is full", null);
+            giveBack(slot);
         }
     }
 
@@ -513,12 +612,14 @@ final class SessionDataPath implements RpmaEventLoop.BusyPoller {
             @Nullable Throwable failure) {
         this.inPool = false;
         if (this.releaseWhenPoolReturns) {
+            giveBack(slot);
             this.waitingForPool.clear();
             this.block.pool().give(this.block);
             return;
         }
         if (failure instanceof RpmaProtocolException protocol) {
             bad(RpmaEndpointStatistics.BadMessage.MALFORMED, "out of protocol: " + protocol.getMessage());
+            giveBack(slot);
             return;
         }
         handled(slot, handler, reply, bytes, failure);

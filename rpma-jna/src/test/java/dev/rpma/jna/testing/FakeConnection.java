@@ -35,7 +35,8 @@ import dev.rpma.jna.RpmaConnectionEvent;
  * send queue slot until a later signaled send's completion is taken. {@code rpma_conn_disconnect}
  * breaks the queue pair: every posted receive and every waiting send completes with
  * {@code IBV_WC_WR_FLUSH_ERR}, whose opcode is undefined in verbs (the fake writes
- * {@value #FLUSHED_OPCODE}), and later posts complete the same way.
+ * {@value #FLUSHED_OPCODE}), and later posts complete the same way. A connection made with a shared
+ * receive queue in its configuration receives through that queue ({@link FakeSharedReceiveQueue}).
  */
 public final class FakeConnection {
 
@@ -65,6 +66,9 @@ public final class FakeConnection {
     FakeCompletionQueue rcq;
 
     FakeLibRpma.ConnCfg config;
+
+    /** The shared receive queue it receives through, or {@code null}: its own receive queue. */
+    FakeSharedReceiveQueue srq;
 
     int disconnects;
 
@@ -264,6 +268,11 @@ public final class FakeConnection {
             if (this.broken || this.deletedOn != null) {
                 return false;
             }
+            if (this.srq != null) {
+                boolean now = this.srq.deliver(this, message);
+                this.fake.lock.notifyAll();
+                return now;
+            }
             if (this.receives.isEmpty()) {
                 this.undelivered.add(message.clone());
                 return false;
@@ -379,6 +388,9 @@ public final class FakeConnection {
             return;
         }
         this.broken = true;
+        if (this.srq != null) {
+            this.srq.dropWaitingOf(this);
+        }
         PostedReceive receive;
         while ((receive = this.receives.poll()) != null) {
             receiveQueue().add(flushed(receive.context()));
@@ -429,7 +441,8 @@ public final class FakeConnection {
         this.cq.add(completion);
     }
 
-    private void deliverInto(PostedReceive receive, byte[] message) {
+    /** Under the fake's lock: {@code message} fills {@code receive}, of this queue pair or its SRQ. */
+    void deliverInto(PostedReceive receive, byte[] message) {
         if (message.length > receive.length()) {
             receiveQueue().add(new FakeCompletionQueue.Completion(receive.context(), IBV_WC_LOC_LEN_ERR,
                     FLUSHED_OPCODE, 0, 0, 0, this.qpNumber, 0, 0));
@@ -449,6 +462,9 @@ public final class FakeConnection {
     }
 
     private FakeCompletionQueue receiveQueue() {
+        if (this.srq != null && this.srq.rcq != null) {
+            return this.srq.rcq;
+        }
         return (this.rcq != null) ? this.rcq : this.cq;
     }
 

@@ -205,10 +205,6 @@ public final class FakeLibRpma implements LibRpma, AutoCloseable {
         int rcq = 20;
     }
 
-    private static final class Srq {
-        FakeCompletionQueue rcq;
-    }
-
     private record Mr(long ptr, long size, int usage, int rkey) {
     }
 
@@ -289,6 +285,8 @@ public final class FakeLibRpma implements LibRpma, AutoCloseable {
     private final List<FakeRequest> requests = new ArrayList<>();
 
     private final List<FakeConnection> connections = new ArrayList<>();
+
+    private final List<FakeSharedReceiveQueue> sharedReceiveQueues = new ArrayList<>();
 
     private final Map<Object, Object> quarantine = new IdentityHashMap<>();
 
@@ -458,6 +456,13 @@ public final class FakeLibRpma implements LibRpma, AutoCloseable {
     public List<FakeRequest> requests() {
         synchronized (this.lock) {
             return List.copyOf(this.requests);
+        }
+    }
+
+    /** Every shared receive queue made, in order. */
+    public List<FakeSharedReceiveQueue> sharedReceiveQueues() {
+        synchronized (this.lock) {
+            return List.copyOf(this.sharedReceiveQueues);
         }
     }
 
@@ -635,7 +640,7 @@ public final class FakeLibRpma implements LibRpma, AutoCloseable {
                 closeFds(connection);
             }
             for (Handle handle : this.handles.values()) {
-                if (handle.state instanceof Srq srq && srq.rcq != null && srq.rcq.fd != null) {
+                if (handle.state instanceof FakeSharedReceiveQueue srq && srq.rcq != null && srq.rcq.fd != null) {
                     srq.rcq.fd.close();
                 }
             }
@@ -1368,7 +1373,12 @@ public final class FakeLibRpma implements LibRpma, AutoCloseable {
             connection.cq = completionQueue(c, conn, false);
             connection.cq.capacity = request.config.cq;
             connection.cq.owner = connection;
-            connection.rcq = (request.config.rcq > 0) ? completionQueue(c, conn, true) : null;
+            if (request.config.srq != 0) {
+                connection.srq = (FakeSharedReceiveQueue) use(c, request.config.srq, Kind.SRQ, "the request's srq").state;
+            }
+            // librpma creates no rcq of the connection's own when the SRQ has one
+            boolean srqRcq = connection.srq != null && connection.srq.rcq != null;
+            connection.rcq = (request.config.rcq > 0 && !srqRcq) ? completionQueue(c, conn, true) : null;
             if (connection.rcq != null) {
                 connection.rcq.capacity = request.config.rcq;
             }
@@ -1449,6 +1459,10 @@ public final class FakeLibRpma implements LibRpma, AutoCloseable {
             Failure failure = injected(c);
             if (failure != null) {
                 return c.fail(failure);
+            }
+            if (request.config.srq != 0) {
+                // the queue pair takes its receives from the SRQ: ibv_post_recv refuses (rxe: EINVAL)
+                return c.fail(RPMA_E_PROVIDER, Errno.EINVAL);
             }
             if (request.dataReceives.size() >= request.config.rq) {
                 return c.fail(RPMA_E_PROVIDER, Errno.ENOMEM);
@@ -1554,6 +1568,13 @@ public final class FakeLibRpma implements LibRpma, AutoCloseable {
             }
             ConnCfg config = (cfg != 0) ? ((ConnCfg) use(c, cfg, Kind.CONN_CFG, "cfg").state).copy() : new ConnCfg();
             out(c, reqPtr, "req_ptr");
+            if (config.srq != 0) {
+                FakeSharedReceiveQueue srq = (FakeSharedReceiveQueue) use(c, config.srq, Kind.SRQ, "cfg's srq").state;
+                if (config.shared && srq.rcq != null) {
+                    // librpma: "connection shared completion channel cannot be used when the shared RQ has its own RCQ"
+                    return failOut(c, new Failure(RPMA_E_INVAL, 0), reqPtr);
+                }
+            }
             if (this.requireNonBlockingEndpointFd && FileDescriptors.isBlocking(endpoint.fd.fd())) {
                 throw violation(c, "the endpoint's fd is blocking: librpma would block in rpma_ep_next_conn_req"
                         + " (set it O_NONBLOCK)");
@@ -1672,9 +1693,14 @@ public final class FakeLibRpma implements LibRpma, AutoCloseable {
             if (failure != null) {
                 return failOut(c, failure, srqPtr);
             }
-            Srq srq = new Srq();
+            FakeSharedReceiveQueue srq = new FakeSharedReceiveQueue(this, config.rq);
             Handle handle = create(c, Kind.SRQ, p, srq);
+            srq.handle = handle.address;
             srq.rcq = (config.rcq > 0) ? completionQueue(c, handle, true) : null;
+            if (srq.rcq != null) {
+                srq.rcq.capacity = config.rcq;
+            }
+            this.sharedReceiveQueues.add(srq);
             putLong(srqPtr, handle.address);
             return c.ok();
         }, peer, cfg, srqPtr);
@@ -1687,7 +1713,15 @@ public final class FakeLibRpma implements LibRpma, AutoCloseable {
             if (srq == null) {
                 return c.ok();
             }
-            Srq state = (Srq) srq.state;
+            FakeSharedReceiveQueue state = (FakeSharedReceiveQueue) srq.state;
+            List<Handle> users = liveHandles().stream()
+                .filter((h) -> (h.state instanceof FakeRequest r && r.config != null && r.config.srq == srq.address)
+                        || (h.state instanceof FakeConnection conn && conn.srq == state))
+                .toList();
+            if (!users.isEmpty()) {
+                throw violation(c, "deleted while " + users.size() + " request(s) or connection(s) made with it are"
+                        + " live: ibv_destroy_srq fails with EBUSY and the queue leaks: " + users);
+            }
             free(c, srq);
             if (state.rcq != null) {
                 state.rcq.fd.close();
@@ -1701,17 +1735,25 @@ public final class FakeLibRpma implements LibRpma, AutoCloseable {
     @Override
     public int rpma_srq_recv(long srq, long dst, long offset, long len, long opContext) {
         return invoke("rpma_srq_recv", c -> {
-            use(c, srq, Kind.SRQ, "srq");
-            use(c, dst, Kind.MR_LOCAL, "dst");
+            FakeSharedReceiveQueue queue = (FakeSharedReceiveQueue) use(c, srq, Kind.SRQ, "srq").state;
+            Mr mr = receiveRegion(c, dst, offset, len);
             Failure failure = injected(c);
-            return (failure != null) ? c.fail(failure) : c.ok();
+            if (failure != null) {
+                return c.fail(failure);
+            }
+            if (queue.receives.size() >= queue.capacity) {
+                return c.fail(RPMA_E_PROVIDER, Errno.ENOMEM);
+            }
+            queue.receivePosted(new FakeConnection.PostedReceive(mr.ptr + offset, len, opContext));
+            this.lock.notifyAll();
+            return c.ok();
         }, srq, dst, offset, len, opContext);
     }
 
     @Override
     public int rpma_srq_get_rcq(long srq, long rcqPtr) {
         return invoke("rpma_srq_get_rcq", c -> {
-            Srq state = (Srq) use(c, srq, Kind.SRQ, "srq").state;
+            FakeSharedReceiveQueue state = (FakeSharedReceiveQueue) use(c, srq, Kind.SRQ, "srq").state;
             out(c, rcqPtr, "rcq_ptr");
             Failure failure = injected(c);
             if (failure != null) {
@@ -1817,6 +1859,9 @@ public final class FakeLibRpma implements LibRpma, AutoCloseable {
             Failure failure = injected(c);
             if (failure != null) {
                 return c.fail(failure);
+            }
+            if (connection.srq != null) {
+                return c.fail(RPMA_E_PROVIDER, Errno.EINVAL);
             }
             if (connection.receives.size() >= connection.config.rq) {
                 return c.fail(RPMA_E_PROVIDER, Errno.ENOMEM);

@@ -58,6 +58,15 @@ public final class RpmaEventLoopGroup {
      * among equals), counted as owned until {@link #released(int)}.
      */
     public int next() {
+        return own(leastOwned());
+    }
+
+    /**
+     * The index of the loop owning the fewest connections (the next in turn among equals), not
+     * counted: for a connection that must know its loop before it exists, counted by {@link #own(int)}
+     * once it does.
+     */
+    public int leastOwned() {
         int size = this.loops.size();
         int start = Math.floorMod(this.rotation.getAndIncrement(), size);
         int best = start;
@@ -67,8 +76,13 @@ public final class RpmaEventLoopGroup {
                 best = candidate;
             }
         }
-        this.owned.incrementAndGet(best);
         return best;
+    }
+
+    /** Counts a new connection of loop {@code index} as owned until {@link #released(int)}; returns {@code index}. */
+    public int own(int index) {
+        this.owned.incrementAndGet(index);
+        return index;
     }
 
     public RpmaEventLoop loop(int index) {

@@ -66,6 +66,12 @@ final class RpmaConnectionConfigFactory {
             throw new InvalidRpmaPropertyException(prefix + ".rcq-size", rcq, "must be 0 for an endpoint with message"
                     + " handlers: its data path takes every completion from the main completion queue");
         }
+        Boolean sharedChannel = pick(own, inherited, RpmaProperties.Connection::getSharedCompletionChannel);
+        if (needed.isNeeded() && settings.messages().sharesReceives() && Boolean.TRUE.equals(sharedChannel)) {
+            throw new InvalidRpmaPropertyException(prefix + ".shared-completion-channel", true, "must be false with"
+                    + " a shared receive queue (messages.shared-receive-slots): librpma refuses every request with"
+                    + " RPMA_E_INVAL when the queue has a receive completion queue of its own");
+        }
         RpmaConnectionConfig config = rpma.newConnectionConfig();
         try {
             if (cq != null) {

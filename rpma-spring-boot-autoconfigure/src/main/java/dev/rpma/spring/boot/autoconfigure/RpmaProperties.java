@@ -392,6 +392,15 @@ public class RpmaProperties {
          */
         private Integer sendQueueLimit;
 
+        /**
+         * Slots of a shared receive queue per event loop, through which all the endpoint's sessions on that
+         * loop receive, in raw mode only; 0 gives each session receive-slots receives of its own. A shared
+         * queue serves many concurrent clients with less memory and CPU, one client with a longer round trip
+         * (see docs/performance.md); receive-slots then bounds the messages of one session waiting for the
+         * message pool (default: 0).
+         */
+        private Integer sharedReceiveSlots;
+
         public RpmaWireMode getMode() {
             return this.mode;
         }
@@ -446,6 +455,14 @@ public class RpmaProperties {
 
         public void setSendQueueLimit(Integer sendQueueLimit) {
             this.sendQueueLimit = sendQueueLimit;
+        }
+
+        public Integer getSharedReceiveSlots() {
+            return this.sharedReceiveSlots;
+        }
+
+        public void setSharedReceiveSlots(Integer sharedReceiveSlots) {
+            this.sharedReceiveSlots = sharedReceiveSlots;
         }
     }
 

@@ -152,8 +152,18 @@ final class RpmaServerSettingsFactory {
             throw new InvalidRpmaPropertyException(prefix + ".messages.send-queue-limit", sendQueueLimit,
                     "must be at least 0");
         }
+        int shared = pick(own, inherited, RpmaProperties.Messages::getSharedReceiveSlots, defaults.sharedReceiveSlots());
+        if (shared < 0 || shared > RpmaEndpointSettings.Messages.MAX_SHARED_RECEIVE_SLOTS) {
+            throw new InvalidRpmaPropertyException(prefix + ".messages.shared-receive-slots", shared, "must be 0 (a"
+                    + " session's receives are its own) to " + RpmaEndpointSettings.Messages.MAX_SHARED_RECEIVE_SLOTS);
+        }
+        if (shared > 0 && mode != RpmaWireMode.RAW) {
+            throw new InvalidRpmaPropertyException(prefix + ".messages.shared-receive-slots", shared, "needs mode 'raw':"
+                    + " in framed mode the credits a session grants are receives of its own (set the mode to raw, or"
+                    + " leave shared-receive-slots at 0)");
+        }
         return new RpmaEndpointSettings.Messages(mode, receiveSlots, sendSlots, maxMessageSize, dispatch, threads,
-                sendQueueLimit);
+                sendQueueLimit, shared);
     }
 
     private static RpmaEndpointSettings.Limits limits(String prefix, RpmaProperties.Limits own,

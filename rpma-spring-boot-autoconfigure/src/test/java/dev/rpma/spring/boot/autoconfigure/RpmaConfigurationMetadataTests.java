@@ -59,6 +59,7 @@ class RpmaConfigurationMetadataTests {
                 "rpma.server.messages.receive-slots", "rpma.server.messages.send-slots",
                 "rpma.server.messages.max-message-size", "rpma.server.messages.dispatch",
                 "rpma.server.messages.dispatch-threads", "rpma.server.messages.send-queue-limit",
+                "rpma.server.messages.shared-receive-slots",
                 "rpma.server.limits.max-connections", "rpma.server.limits.idle-timeout",
                 "rpma.server.event-loops.count", "rpma.server.event-loops.busy-poll", "rpma.server.regions");
         properties.forEach((name, entry) -> assertThat((String) entry.get("description")).as(name).isNotBlank()
@@ -98,6 +99,7 @@ class RpmaConfigurationMetadataTests {
             .contains("(default: " + RpmaEndpointSettings.Messages.DEFAULT_DISPATCH_THREADS + ")");
         assertThat(description("rpma.server.messages.send-queue-limit"))
             .contains("(default: " + RpmaEndpointSettings.Messages.DEFAULT_SEND_QUEUE_LIMIT + ")");
+        assertThat(description("rpma.server.messages.shared-receive-slots")).contains("(default: 0)");
         assertThat(description("rpma.server.limits.max-connections"))
             .contains("(default: " + RpmaEndpointSettings.Limits.DEFAULT_MAX_CONNECTIONS + ")");
         assertThat(description("rpma.server.limits.idle-timeout")).contains("(default: 0)");

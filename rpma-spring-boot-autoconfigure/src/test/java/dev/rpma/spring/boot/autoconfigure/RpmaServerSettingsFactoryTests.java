@@ -51,7 +51,7 @@ class RpmaServerSettingsFactoryTests {
                 assertThat(endpoint.acceptor()).isEqualTo(new RpmaEndpointSettings.Acceptor(64, 4, Duration.ofSeconds(5),
                         Duration.ofSeconds(1), 10, false, true, 256));
                 assertThat(endpoint.messages()).isEqualTo(new RpmaEndpointSettings.Messages(RpmaWireMode.FRAMED, 8, 8,
-                        4096, RpmaMessageDispatch.LOOP, 4, 1024));
+                        4096, RpmaMessageDispatch.LOOP, 4, 1024, 0));
                 assertThat(endpoint.limits()).isEqualTo(new RpmaEndpointSettings.Limits(1024, Duration.ZERO));
             });
             RpmaProperties properties = context.getBean(RpmaProperties.class);
@@ -140,7 +140,7 @@ class RpmaServerSettingsFactoryTests {
                 assertThat(server.busyPoll()).isZero();
                 RpmaEndpointSettings replica = named(server.endpoints(), "replica");
                 assertThat(replica.messages()).isEqualTo(new RpmaEndpointSettings.Messages(RpmaWireMode.RAW, 16, 8,
-                        4096, RpmaMessageDispatch.POOL, 4, 1024));
+                        4096, RpmaMessageDispatch.POOL, 4, 1024, 0));
                 assertThat(replica.limits()).isEqualTo(new RpmaEndpointSettings.Limits(1024, Duration.ofMinutes(1)));
                 RpmaEndpointSettings bulk = named(server.endpoints(), "bulk");
                 assertThat(bulk.messages().mode()).isEqualTo(RpmaWireMode.FRAMED);
@@ -195,6 +195,9 @@ class RpmaServerSettingsFactoryTests {
             rpma.server.messages.max-message-size            | 0     | rpma.server.messages.max-message-size     | at least 1
             rpma.server.messages.dispatch-threads            | 0     | rpma.server.messages.dispatch-threads     | at least 1
             rpma.server.messages.send-queue-limit            | -1    | rpma.server.messages.send-queue-limit     | at least 0
+            rpma.server.messages.shared-receive-slots        | 64    | rpma.server.messages.shared-receive-slots | needs mode 'raw'
+            rpma.server.messages.shared-receive-slots        | -1    | rpma.server.messages.shared-receive-slots | must be 0
+            rpma.server.messages.shared-receive-slots        | 16385 | rpma.server.messages.shared-receive-slots | to 16384
             rpma.server.limits.max-connections               | 0     | rpma.server.limits.max-connections        | at least 1
             rpma.server.limits.idle-timeout                  | -1s   | rpma.server.limits.idle-timeout           | 0 (never) or positive
             rpma.server.endpoints.replica.limits.max-connections | 0 | rpma.server.endpoints.replica.limits.max-connections | at least 1
@@ -236,6 +239,23 @@ class RpmaServerSettingsFactoryTests {
                 fake.assertAllFreed();
             }
         });
+    }
+
+    @Test
+    void aSharedCompletionChannelWithASharedReceiveQueueIsNamed() {
+        this.runner.withPropertyValues("rpma.server.messages.mode=raw", "rpma.server.messages.shared-receive-slots=64",
+                "rpma.server.connection.shared-completion-channel=true").run((context) -> {
+                    RpmaProperties properties = context.getBean(RpmaProperties.class);
+                    RpmaConnectionConfigFactory factory = new RpmaConnectionConfigFactory(properties, List.of());
+                    RpmaEndpointSettings endpoint = endpoints(properties).get(0);
+                    assertThat(endpoint.messages().sharedReceiveSlots()).isEqualTo(64);
+                    try (FakeLibRpma fake = new FakeLibRpma()) {
+                        assertInvalid(() -> factory.create(Rpma.using(fake), endpoint, new RpmaQueueSizes(8, 8, 0))
+                            .close(), "rpma.server.connection.shared-completion-channel", "must be false with a shared"
+                                    + " receive queue");
+                        fake.assertAllFreed();
+                    }
+                });
     }
 
     @Test
