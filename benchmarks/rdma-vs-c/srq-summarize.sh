@@ -2,7 +2,7 @@
 # srq-summarize.sh [RESULTS]: the table of srq-in-vm.sh's results: per test, the median over the
 # rounds of the per-round ratio shared receive queue / slots per connection (with the spread),
 # for p50, p99, message rate and server CPU per message.
-RESULTS=${1:-$(dirname "$(realpath "$0")")/target/srq-results.txt}
+RESULTS=${1:-$(dirname "$(realpath "$0")")/target/srq-results-c.txt}
 awk '
   /^RESULT / {
     test = $2; split($3, s, "="); split($4, r, "="); server = s[2]; rep = r[2]

@@ -634,6 +634,10 @@ final class SessionDataPath implements RpmaEventLoop.BusyPoller {
     /** {@link RpmaSession#newMessage()} on the loop: a free send slot's payload view, or a heap buffer. */
     ByteBuffer newMessage() {
         long available = this.freeSends & ~this.claimed;
+        if (available == 0 && this.shared != null && !this.inBatch && !this.stopped) {
+            takeSendCompletions();
+            available = this.freeSends & ~this.claimed;
+        }
         if (available == 0 || this.stopped) {
             return ByteBuffer.allocate(this.maxPayload).order(ByteOrder.LITTLE_ENDIAN);
         }
@@ -711,11 +715,24 @@ final class SessionDataPath implements RpmaEventLoop.BusyPoller {
             }
         }
         int slot = freeSlot();
+        if (slot < 0 && this.shared != null && !this.inBatch) {
+            takeSendCompletions();
+            slot = freeSlot();
+        }
         if (slot < 0) {
             return -1;
         }
         this.block.sendPayloads[slot].clear().put(0, message, message.position(), message.remaining());
         return slot;
+    }
+
+    /**
+     * With a shared receive queue, the sends' completions are on this session's queue, not in the
+     * shared queue's batch that is being handled: taken when a send slot is wanted, rather than a
+     * message copied to the heap to wait for one.
+     */
+    private void takeSendCompletions() {
+        takeBatch();
     }
 
     /** A free, unclaimed send slot, or -1. */

@@ -20,7 +20,9 @@ import dev.rpma.jna.raw.NativeMemory;
  *
  * <p>The other side ({@link #deliver}, {@link #replies}) is the benchmark's driver thread: it puts
  * a message into the oldest posted receive and completes it; each {@code rpma_send} of the server
- * completes at once, and its 8-byte payload is the reply.
+ * completes at once, and its 8-byte payload is the reply. With a shared receive queue the receives
+ * are the queue's ({@code rpma_srq_recv}) and complete on its receive completion queue, with the
+ * connection's queue pair number, as a device's do.
  */
 final class DataPathStub extends ForwardingLibRpma {
 
@@ -43,18 +45,19 @@ final class DataPathStub extends ForwardingLibRpma {
 
     private long receivesTaken;
 
-    // completions not yet taken: wr_id, opcode, byte_len
-    private final long[] completionIds = new long[RING];
+    // by queue (0: the connection's, 1: the shared receive queue's), completions not yet taken:
+    // wr_id, opcode, byte_len
+    private final long[][] completionIds = new long[2][RING];
 
-    private final int[] completionOpcodes = new int[RING];
+    private final int[][] completionOpcodes = new int[2][RING];
 
-    private final int[] completionLengths = new int[RING];
+    private final int[][] completionLengths = new int[2][RING];
 
-    private long completionsAdded;
+    private final long[] completionsAdded = new long[2];
 
-    private long completionsTaken;
+    private final long[] completionsTaken = new long[2];
 
-    private boolean armed = true;
+    private final boolean[] armed = { true, true };
 
     // registered regions: handle, address, size
     private final long[] regionHandles = new long[MAX_REGIONS];
@@ -63,16 +66,23 @@ final class DataPathStub extends ForwardingLibRpma {
 
     private int regions;
 
-    /** Two eventfd counters: what the loop reads into, and the 1 the other side writes. */
-    private final ByteBuffer scratch = NativeMemory.allocate(16).order(ByteOrder.nativeOrder()).putLong(8, 1);
+    /** Two eventfd counters (what the loop reads into, and the 1 the other side writes), and a queue pair number. */
+    private final ByteBuffer scratch = NativeMemory.allocate(24).order(ByteOrder.nativeOrder()).putLong(8, 1);
 
     private final long scratchAddress = NativeMemory.address(this.scratch);
 
-    private final int eventFd;
+    /** The completion channels of the two queues. */
+    private final int[] eventFds = new int[2];
 
     private volatile long connection;
 
+    private volatile int queuePair;
+
     private volatile long completionQueue;
+
+    private volatile long sharedReceiveQueue;
+
+    private volatile long sharedCompletionQueue;
 
     private volatile long replies;
 
@@ -80,9 +90,11 @@ final class DataPathStub extends ForwardingLibRpma {
 
     DataPathStub(LibRpma fake) {
         super(fake);
-        this.eventFd = LibC.eventfd(0, LibC.EFD_CLOEXEC | LibC.EFD_NONBLOCK);
-        if (this.eventFd < 0) {
-            throw new IllegalStateException("eventfd() failed");
+        for (int q = 0; q < 2; q++) {
+            this.eventFds[q] = LibC.eventfd(0, LibC.EFD_CLOEXEC | LibC.EFD_NONBLOCK);
+            if (this.eventFds[q] < 0) {
+                throw new IllegalStateException("eventfd() failed");
+            }
         }
     }
 
@@ -114,7 +126,30 @@ final class DataPathStub extends ForwardingLibRpma {
     public int rpma_conn_req_connect(long reqPtr, long pdata, long connPtr) {
         int result = super.rpma_conn_req_connect(reqPtr, pdata, connPtr);
         if (result == 0) {
-            this.connection = read(connPtr);
+            long conn = read(connPtr);
+            if (super.rpma_conn_get_qp_num(conn, this.scratchAddress + 16) != 0) {
+                throw new IllegalStateException("rpma_conn_get_qp_num failed");
+            }
+            this.queuePair = UNSAFE_ACCESS.getInt(this.scratchAddress + 16);
+            this.connection = conn;
+        }
+        return result;
+    }
+
+    @Override
+    public int rpma_srq_new(long peer, long cfg, long srqPtr) {
+        int result = super.rpma_srq_new(peer, cfg, srqPtr);
+        if (result == 0) {
+            this.sharedReceiveQueue = read(srqPtr);
+        }
+        return result;
+    }
+
+    @Override
+    public int rpma_srq_get_rcq(long srq, long rcqPtr) {
+        int result = super.rpma_srq_get_rcq(srq, rcqPtr);
+        if (result == 0 && srq == this.sharedReceiveQueue) {
+            this.sharedCompletionQueue = read(rcqPtr);
         }
         return result;
     }
@@ -130,11 +165,20 @@ final class DataPathStub extends ForwardingLibRpma {
 
     @Override
     public int rpma_cq_get_fd(long cq, long fd) {
-        if (cq != this.completionQueue) {
+        int q = queue(cq);
+        if (q < 0) {
             return super.rpma_cq_get_fd(cq, fd);
         }
-        write32(fd, this.eventFd);
+        write32(fd, this.eventFds[q]);
         return 0;
+    }
+
+    /** 0: the connection's completion queue, 1: the shared receive queue's, -1: the fake's. */
+    private int queue(long cq) {
+        if (cq == 0) {
+            return -1;
+        }
+        return (cq == this.completionQueue) ? 0 : (cq == this.sharedCompletionQueue) ? 1 : -1;
     }
 
     // ---------------------------------------------------------------- the data path: allocation-free
@@ -149,12 +193,21 @@ final class DataPathStub extends ForwardingLibRpma {
     }
 
     @Override
+    public int rpma_srq_recv(long srq, long dst, long offset, long len, long opContext) {
+        if (srq != this.sharedReceiveQueue) {
+            return super.rpma_srq_recv(srq, dst, offset, len, opContext);
+        }
+        posted(dst, offset, opContext);
+        return 0;
+    }
+
+    @Override
     public int rpma_send(long conn, long src, long offset, long len, int flags, long opContext) {
         if (conn != this.connection) {
             return super.rpma_send(conn, src, offset, len, flags, opContext);
         }
         long address = regionAddress(src) + offset;
-        complete(opContext, IBV_WC_SEND, 0);
+        complete(0, opContext, IBV_WC_SEND, 0);
         this.lastReply = read(address);
         this.replies++;
         return 0;
@@ -162,32 +215,35 @@ final class DataPathStub extends ForwardingLibRpma {
 
     @Override
     public int rpma_cq_wait(long cq) {
-        if (cq != this.completionQueue) {
+        int q = queue(cq);
+        if (q < 0) {
             return super.rpma_cq_wait(cq);
         }
-        if (LibC.read(this.eventFd, this.scratchAddress, 8) != 8) {
+        if (LibC.read(this.eventFds[q], this.scratchAddress, 8) != 8) {
             return RpmaError.NO_COMPLETION.code();
         }
         synchronized (this.lock) {
-            this.armed = true;
+            this.armed[q] = true;
         }
         return 0;
     }
 
     @Override
     public int rpma_cq_get_wc(long cq, int numEntries, long wc, long numEntriesGot) {
-        if (cq != this.completionQueue) {
+        int q = queue(cq);
+        if (q < 0) {
             return super.rpma_cq_get_wc(cq, numEntries, wc, numEntriesGot);
         }
         int got = 0;
         synchronized (this.lock) {
-            while (got < numEntries && this.completionsTaken < this.completionsAdded) {
-                int i = (int) (this.completionsTaken++ % RING);
+            while (got < numEntries && this.completionsTaken[q] < this.completionsAdded[q]) {
+                int i = (int) (this.completionsTaken[q]++ % RING);
                 long base = wc + got * 48L;
                 UNSAFE_ACCESS.setMemory(base, 48, (byte) 0);
-                write64(base, this.completionIds[i]);
-                write32(base + 12, this.completionOpcodes[i]);
-                write32(base + 20, this.completionLengths[i]);
+                write64(base, this.completionIds[q][i]);
+                write32(base + 12, this.completionOpcodes[q][i]);
+                write32(base + 20, this.completionLengths[q][i]);
+                write32(base + 28, this.queuePair);
                 got++;
             }
         }
@@ -215,7 +271,7 @@ final class DataPathStub extends ForwardingLibRpma {
             address = this.receiveAddresses[i];
         }
         write64(address, value);
-        complete(context, IBV_WC_RECV, 8);
+        complete((this.sharedCompletionQueue != 0) ? 1 : 0, context, IBV_WC_RECV, 8);
         return true;
     }
 
@@ -233,7 +289,8 @@ final class DataPathStub extends ForwardingLibRpma {
     }
 
     void close() {
-        LibC.close(this.eventFd);
+        LibC.close(this.eventFds[0]);
+        LibC.close(this.eventFds[1]);
     }
 
     private void posted(long dst, long offset, long context) {
@@ -248,18 +305,18 @@ final class DataPathStub extends ForwardingLibRpma {
         }
     }
 
-    private void complete(long context, int opcode, int length) {
+    private void complete(int q, long context, int opcode, int length) {
         boolean signal;
         synchronized (this.lock) {
-            int i = (int) (this.completionsAdded++ % RING);
-            this.completionIds[i] = context;
-            this.completionOpcodes[i] = opcode;
-            this.completionLengths[i] = length;
-            signal = this.armed;
-            this.armed = false;
+            int i = (int) (this.completionsAdded[q]++ % RING);
+            this.completionIds[q][i] = context;
+            this.completionOpcodes[q][i] = opcode;
+            this.completionLengths[q][i] = length;
+            signal = this.armed[q];
+            this.armed[q] = false;
         }
         if (signal) {
-            LibC.write(this.eventFd, this.scratchAddress + 8, 8);
+            LibC.write(this.eventFds[q], this.scratchAddress + 8, 8);
         }
     }
 

@@ -31,8 +31,9 @@ import dev.rpma.server.RpmaWireMode;
  * sleeping at once), per round: what the event loop thread allocated per message
  * ({@code ThreadMXBean.getThreadAllocatedBytes}; the target is 0), its CPU time per message (with
  * the stand-in's few stores per call, this is the loop's own cost: completions, dispatch, handler,
- * repost, send, and the wake-ups), and the message rate. The four servers run side by side and
- * their rounds alternate.
+ * repost, send, and the wake-ups), and the message rate. Then the same, busy-polling, with the
+ * session receiving through a shared receive queue ({@code messages.shared-receive-slots}). The six
+ * servers run side by side and their rounds alternate.
  *
  * <p>Options: {@code --messages N} per round (default 200000), {@code --rounds N} (10),
  * {@code --warmup-rounds N} (5).
@@ -52,8 +53,9 @@ public final class MessageLoopBenchmark {
 
     private int warmupRounds = 5;
 
-    /** In flight, busy poll in µs. */
-    private static final int[][] VARIANTS = { { 1, 50 }, { 1, 0 }, { 8, 50 }, { 8, 0 } };
+    /** In flight, busy poll in µs, shared receive slots (0: the session's own). */
+    private static final int[][] VARIANTS = { { 1, 50, 0 }, { 1, 0, 0 }, { 8, 50, 0 }, { 8, 0, 0 }, { 1, 50, 64 },
+            { 8, 50, 64 } };
 
     public static void main(String[] args) throws Exception {
         MessageLoopBenchmark benchmark = new MessageLoopBenchmark();
@@ -77,7 +79,7 @@ public final class MessageLoopBenchmark {
         double[][][] results = new double[VARIANTS.length][this.rounds][];
         try {
             for (int v = 0; v < VARIANTS.length; v++) {
-                servers[v] = new Starter(VARIANTS[v][1]);
+                servers[v] = new Starter(VARIANTS[v][1], VARIANTS[v][2]);
             }
             for (int i = 0; i < this.warmupRounds; i++) {
                 for (int v = 0; v < VARIANTS.length; v++) {
@@ -108,7 +110,8 @@ public final class MessageLoopBenchmark {
             double allocated = Arrays.stream(rounds).mapToDouble((r) -> r[0]).max().orElse(Double.NaN);
             double[] cpu = Arrays.stream(rounds).mapToDouble((r) -> r[1]).sorted().toArray();
             double[] rate = Arrays.stream(rounds).mapToDouble((r) -> r[2]).sorted().toArray();
-            String mode = (VARIANTS[v][1] > 0) ? "busy-polls " + VARIANTS[v][1] + " us" : "sleeps at once";
+            String mode = ((VARIANTS[v][1] > 0) ? "busy-polls " + VARIANTS[v][1] + " us" : "sleeps at once")
+                    + ((VARIANTS[v][2] > 0) ? ", SRQ" : "");
             System.out.printf(Locale.ROOT, "%d, %-26s %15.3f %20.0f (%.0f-%.0f) %24.0f%n", VARIANTS[v][0], mode, allocated,
                     median(cpu), cpu[0], cpu[cpu.length - 1], median(rate));
             maxAllocated = Math.max(maxAllocated, allocated);
@@ -172,9 +175,10 @@ public final class MessageLoopBenchmark {
 
         private long nextValue = 1;
 
-        Starter(long busyPollMicros) throws InterruptedException {
+        Starter(long busyPollMicros, int sharedReceiveSlots) throws InterruptedException {
             RpmaEndpointSettings endpoint = new RpmaEndpointSettings("bench", ADDRESS, PORT)
-                .withMessages(RpmaEndpointSettings.Messages.DEFAULTS.withMode(RpmaWireMode.RAW).withMaxMessageSize(8));
+                .withMessages(RpmaEndpointSettings.Messages.DEFAULTS.withMode(RpmaWireMode.RAW).withMaxMessageSize(8)
+                    .withSharedReceiveSlots(sharedReceiveSlots));
             RpmaServerSettings settings = new RpmaServerSettings(1, Duration.ofNanos(busyPollMicros * 1000), Duration.ZERO,
                     List.of(endpoint), List.of());
             RpmaMessageListener pingPong = new RpmaMessageListener() {

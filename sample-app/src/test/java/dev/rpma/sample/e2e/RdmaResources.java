@@ -13,7 +13,7 @@ import java.util.regex.Pattern;
 /**
  * The kernel's RDMA resource counts ({@code rdma res show}), summed over all devices: what the
  * processes on this machine hold of queue pairs, completion queues, memory regions, CM ids,
- * protection domains and contexts.
+ * protection domains, contexts and shared receive queues.
  *
  * <p>Device contexts of this JVM are left out of {@code ctx}: librdmacm opens a device's context the
  * first time a process resolves an address on it and keeps it until the process exits, so the
@@ -21,8 +21,8 @@ import java.util.regex.Pattern;
  */
 record RdmaResources(Map<String, Long> counts, long ownContexts) {
 
-    /** The kinds a leak would show in. */
-    static final String[] TRACKED = { "qp", "cq", "mr", "cm_id", "pd", "ctx" };
+    /** The kinds a leak would show in (srq: the shared receive queues of an endpoint that has them). */
+    static final String[] TRACKED = { "qp", "cq", "mr", "cm_id", "pd", "ctx", "srq" };
 
     private static final Pattern DEVICE_LINE = Pattern.compile("^\\d+: (\\S+): (.*)$");
 

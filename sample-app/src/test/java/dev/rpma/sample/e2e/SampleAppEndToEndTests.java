@@ -98,16 +98,24 @@ abstract class SampleAppEndToEndTests {
     /** How {@link #stop} stops the app, for the measurements. */
     abstract String stopHow();
 
+    /** What this class's app is started with besides the address, grace period and idle timeout. */
+    String[] appArguments() {
+        return new String[0];
+    }
+
     @BeforeAll
     void startTheApp() throws Exception {
         this.environment = E2eEnvironment.get();
         this.beforeApp = RdmaResources.snapshot();
         long start = System.nanoTime();
-        this.app = SampleAppProcess.start(this.environment, "sample-app-" + topology(), Duration.ofMinutes(8),
-                "--rpma.server.address=" + serverAddress(),
+        List<String> arguments = new ArrayList<>(List.of("--rpma.server.address=" + serverAddress(),
                 "--rpma.server.shutdown.grace-period=" + GRACE_PERIOD.toSeconds() + "s",
-                "--rpma.server.endpoints.read.limits.idle-timeout=" + IDLE_TIMEOUT_SECONDS + "s");
-        record("app started (until /actuator/health answered) in " + seconds(System.nanoTime() - start));
+                "--rpma.server.endpoints.read.limits.idle-timeout=" + IDLE_TIMEOUT_SECONDS + "s"));
+        arguments.addAll(List.of(appArguments()));
+        this.app = SampleAppProcess.start(this.environment, "sample-app-" + topology(), Duration.ofMinutes(8),
+                arguments.toArray(String[]::new));
+        record("app started (until /actuator/health answered) in " + seconds(System.nanoTime() - start) + ", with "
+                + arguments);
         this.client = SampleClient.open(Rpma.get(), serverAddress(), CLIENT_TIMEOUT);
     }
 
