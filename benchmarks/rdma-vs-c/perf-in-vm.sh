@@ -13,9 +13,11 @@
 # Environment (defaults in brackets): ADDR [$RPMA_TEST_SAME_IP or 198.18.0.1], PROTO [pingpong; or
 # hello], CONCURRENCY [4 for pingpong, 1 for hello], ROUNDS [5000 round trips or 400 cycles per
 # client], WARMUP_PINGPONG [10000 per client, 4 clients], WARMUP_HELLO [250 per client, 8 clients],
-# FREQUENCY [2000 Hz],
-# JAVA_SERVER_OPTS [java-server.sh's default; what perf needs is added]. Output in $BIN [target]:
-# perf-script.txt (perf script: comm, tid, symbols and libraries of each sample) and perf-client.txt.
+# FREQUENCY [2000 Hz], INFLIGHT [1: messages each ping-pong client keeps in flight], TAG [none: a
+# suffix for the output files], JAVA_SERVER_OPTS [java-server.sh's default; what perf needs is
+# added], JAVA_SERVER_ARGS [none: e.g. --rpma.server.endpoints.pingpong.messages.shared-receive-slots=512].
+# Output in $BIN [target]: perf-script$TAG.txt (perf script: comm, tid, symbols and libraries of each
+# sample) and perf-client$TAG.txt.
 set -uo pipefail
 HERE=$(dirname "$(realpath "$0")")
 BIN=${BIN:-$HERE/target}
@@ -28,7 +30,7 @@ if [ "$PROTO" = hello ]; then
   measured=(--cycles "$ROUNDS"); warmup=(--cycles "$WARMUP_HELLO" --concurrency 8)
 else
   CONCURRENCY=${CONCURRENCY:-4}; ROUNDS=${ROUNDS:-5000}; port=7206
-  measured=(--rounds "$ROUNDS"); warmup=(--rounds "$WARMUP_PINGPONG" --concurrency 4)
+  measured=(--rounds "$ROUNDS" --inflight "${INFLIGHT:-1}"); warmup=(--rounds "$WARMUP_PINGPONG" --concurrency 4)
 fi
 FREQUENCY=${FREQUENCY:-2000}
 WORK=$(mktemp -d /tmp/perf.XXXXXX)
@@ -44,11 +46,12 @@ jvm=$(pgrep -P "$java_pid" java)
 echo "== perf pid $java_pid, JVM pid $jvm"
 "$BIN/load_client" "$PROTO" "$ADDR" "$port" "${warmup[@]}" > /dev/null || rc=1
 echo enable > "$WORK/ctl" && read -r _ < "$WORK/ack"
-"$BIN/load_client" "$PROTO" "$ADDR" "$port" "${measured[@]}" --concurrency "$CONCURRENCY" | tee "$BIN/perf-client.txt" || rc=1
+"$BIN/load_client" "$PROTO" "$ADDR" "$port" "${measured[@]}" --concurrency "$CONCURRENCY" | tee "$BIN/perf-client${TAG:-}.txt" || rc=1
 echo disable > "$WORK/ctl" && read -r _ < "$WORK/ack"
 # the JVM writes its symbol map when it exits; perf then finishes the recording
 kill -TERM "$jvm"
 wait "$java_wrapper" || rc=1
-perf script -i "$WORK/perf.data" -F comm,tid,ip,sym,dso > "$BIN/perf-script.txt" 2> "$WORK/perf-script.err" || { cat "$WORK/perf-script.err"; rc=1; }
-echo "== $(grep -c '^[^[:space:]]' "$BIN/perf-script.txt") samples in $BIN/perf-script.txt"
+out=$BIN/perf-script${TAG:-}.txt
+perf script -i "$WORK/perf.data" -F comm,tid,ip,sym,dso > "$out" 2> "$WORK/perf-script.err" || { cat "$WORK/perf-script.err"; rc=1; }
+echo "== $(grep -c '^[^[:space:]]' "$out") samples in $out"
 exit $rc

@@ -67,7 +67,7 @@ JNIEXPORT jint JNICALL Java_dev_rpma_jna_raw_JniCalls_send(JNIEnv *env, jclass c
 	return kept(((send_fn)PTR(fn))(PTR(conn), PTR(src), (size_t)offset, (size_t)len, flags, PTR(op_context)));
 }
 
-/* rpma_recv and rpma_conn_req_recv: the same arguments, on a connection or on a request */
+/* rpma_recv, rpma_conn_req_recv and rpma_srq_recv: the same arguments, on a connection, a request or a shared receive queue */
 JNIEXPORT jint JNICALL Java_dev_rpma_jna_raw_JniCalls_recv(JNIEnv *env, jclass cls, jlong fn, jlong conn,
 		jlong dst, jlong offset, jlong len, jlong op_context)
 {

@@ -426,6 +426,10 @@ final class JnaLibRpma implements LibRpma {
 
     @Override
     public int rpma_srq_recv(long srq, long dst, long offset, long len, long opContext) {
+        JniCalls jni = this.jni;
+        if (jni != null) {
+            return keepErrno(JniCalls.recv(jni.srqRecv, srq, dst, offset, len, opContext));
+        }
         return Direct.rpma_srq_recv(srq, dst, offset, len, opContext);
     }
 

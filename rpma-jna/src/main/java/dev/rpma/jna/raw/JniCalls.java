@@ -43,6 +43,8 @@ final class JniCalls {
 
     final long recv;
 
+    final long srqRecv;
+
     final long epNextConnReq;
 
     final long connReqGetPrivateData;
@@ -66,6 +68,7 @@ final class JniCalls {
         this.getWc = address.applyAsLong("rpma_cq_get_wc");
         this.send = address.applyAsLong("rpma_send");
         this.recv = address.applyAsLong("rpma_recv");
+        this.srqRecv = address.applyAsLong("rpma_srq_recv");
         this.epNextConnReq = address.applyAsLong("rpma_ep_next_conn_req");
         this.connReqGetPrivateData = address.applyAsLong("rpma_conn_req_get_private_data");
         this.connReqConnect = address.applyAsLong("rpma_conn_req_connect");
@@ -120,7 +123,7 @@ final class JniCalls {
 
     static native int send(long function, long conn, long src, long offset, long len, int flags, long opContext);
 
-    /** {@code rpma_recv} or {@code rpma_conn_req_recv}, which take the same arguments. */
+    /** {@code rpma_recv}, {@code rpma_conn_req_recv} or {@code rpma_srq_recv}, which take the same arguments. */
     static native int recv(long function, long connOrReq, long dst, long offset, long len, long opContext);
 
     static native int poll(long fds, long nfds, int timeoutMillis);

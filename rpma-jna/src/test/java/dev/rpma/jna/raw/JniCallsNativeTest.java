@@ -50,6 +50,7 @@ class JniCallsNativeTest {
         calls.put("rpma_cq_get_wc", (lib) -> lib.rpma_cq_get_wc(object, 1, this.out, this.out2));
         calls.put("rpma_send", (lib) -> lib.rpma_send(object, this.out, 0, 8, 3, 0));
         calls.put("rpma_recv", (lib) -> lib.rpma_recv(object, this.out, 0, 8, 0));
+        calls.put("rpma_srq_recv", (lib) -> lib.rpma_srq_recv(object, this.out, 0, 8, 0));
         calls.put("rpma_ep_next_conn_req", (lib) -> lib.rpma_ep_next_conn_req(object, 0, this.out));
         calls.put("rpma_conn_req_get_private_data", (lib) -> lib.rpma_conn_req_get_private_data(object, this.out));
         calls.put("rpma_conn_req_connect", (lib) -> lib.rpma_conn_req_connect(object, 0, this.out));
