@@ -14,7 +14,8 @@
 # hello], CONCURRENCY [4 for pingpong, 1 for hello], ROUNDS [5000 round trips or 400 cycles per
 # client], WARMUP_PINGPONG [10000 per client, 4 clients], WARMUP_HELLO [250 per client, 8 clients],
 # FREQUENCY [2000 Hz], INFLIGHT [1: messages each ping-pong client keeps in flight], TAG [none: a
-# suffix for the output files], JAVA_SERVER_OPTS [java-server.sh's default; what perf needs is
+# suffix for the output files], METRICS [none: actuator meters printed after the measured part],
+# JAVA_SERVER_OPTS [java-server.sh's default; what perf needs is
 # added], JAVA_SERVER_ARGS [none: e.g. --rpma.server.endpoints.pingpong.messages.shared-receive-slots=512].
 # Output in $BIN [target]: perf-script$TAG.txt (perf script: comm, tid, symbols and libraries of each
 # sample) and perf-client$TAG.txt.
@@ -48,6 +49,9 @@ echo "== perf pid $java_pid, JVM pid $jvm"
 echo enable > "$WORK/ctl" && read -r _ < "$WORK/ack"
 "$BIN/load_client" "$PROTO" "$ADDR" "$port" "${measured[@]}" --concurrency "$CONCURRENCY" | tee "$BIN/perf-client${TAG:-}.txt" || rc=1
 echo disable > "$WORK/ctl" && read -r _ < "$WORK/ack"
+for metric in ${METRICS:-}; do
+  echo "== $metric: $(curl -s "http://$ADDR:${JAVA_SERVER_HTTP_PORT:-8080}/actuator/metrics/$metric")"
+done
 # the JVM writes its symbol map when it exits; perf then finishes the recording
 kill -TERM "$jvm"
 wait "$java_wrapper" || rc=1
