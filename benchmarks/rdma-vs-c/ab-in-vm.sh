@@ -13,7 +13,8 @@
 # favoured by more than the change being measured. Environment (defaults in brackets): JAR_A, JAR_B (required), ADDR
 # [$RPMA_TEST_SAME_IP or 198.18.0.1], PROTO [pingpong], ROUNDS [8], CONCURRENCY [4 for ping-pong,
 # 1 for hello], PINGPONG_ROUNDS [500 per client and round], WARMUP_PINGPONG [10000 per client],
-# HELLO_CYCLES [200 per client and round], WARMUP_HELLO [250 per client, 8 clients]. Output:
+# HELLO_CYCLES [200 per client and round], WARMUP_HELLO [250 per client, 8 clients], INFLIGHT [1:
+# messages each ping-pong client keeps in flight]. Output:
 # RESULT lines of load_client with server=A|B, rep= and cpu_ms=, then a summary.
 set -uo pipefail
 HERE=$(dirname "$(realpath "$0")")
@@ -42,7 +43,7 @@ port_of() {
 if [ "$PROTO" = hello ]; then
   measured=(--cycles "$HELLO_CYCLES"); warmup=(--cycles "$WARMUP_HELLO" --concurrency 8)
 else
-  measured=(--rounds "$PINGPONG_ROUNDS" --warmup 200); warmup=(--rounds "$WARMUP_PINGPONG" --concurrency 4)
+  measured=(--rounds "$PINGPONG_ROUNDS" --warmup 200 --inflight "${INFLIGHT:-1}"); warmup=(--rounds "$WARMUP_PINGPONG" --concurrency 4)
 fi
 
 SAMPLE_JAR=$JAR_A JAVA_SERVER_HTTP_PORT=8080 start_java_server "$LOG/a.log" 7204 7206 \
