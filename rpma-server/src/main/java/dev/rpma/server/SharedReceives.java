@@ -95,6 +95,11 @@ final class SharedReceives implements RpmaEventLoop.IoHandler, RpmaEventLoop.Bus
         try (RpmaSrqConfig cfg = rpma.newSrqConfig().rqSize(count).rcqSize(count)) {
             srq = peer.newSharedReceiveQueue(cfg);
         }
+        catch (RpmaException ex) {
+            throw new IllegalStateException("Endpoint '" + endpoint.name() + "' cannot have a shared receive queue of "
+                    + count + " slots (" + ex.getMessage() + "): lower messages.shared-receive-slots to what the device"
+                    + " takes (its max_srq_wr), or set it to 0", ex);
+        }
         BufferPool slots = new BufferPool(peer, slotSize, 0, count, 0, 1);
         try {
             SharedReceives shared = new SharedReceives(endpoint, loop, srq, slots);

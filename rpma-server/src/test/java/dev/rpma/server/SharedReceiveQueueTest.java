@@ -237,6 +237,17 @@ class SharedReceiveQueueTest {
     }
 
     @Test
+    void aQueueTheDeviceRefusesFailsTheListenNamingThePropertyAndNothingIsLeft() {
+        this.harness.fake.failNext("rpma_srq_new", dev.rpma.jna.RpmaError.PROVIDER.code(), dev.rpma.jna.Errno.EINVAL);
+        org.assertj.core.api.Assertions.assertThatIllegalStateException()
+            .isThrownBy(() -> this.harness.startRaw((message, session) -> message))
+            .withMessageContaining("cannot have a shared receive queue of " + SLOTS + " slots")
+            .withMessageContaining("rpma_srq_new")
+            .withMessageContaining("lower messages.shared-receive-slots");
+        this.harness.fake.assertAllFreed();
+    }
+
+    @Test
     void framedModeHasNoSharedQueueSinceItsCreditsAreASessionsOwnReceives() {
         assertThatIllegalArgumentException()
             .isThrownBy(() -> RpmaEndpointSettings.Messages.DEFAULTS.withSharedReceiveSlots(SLOTS))
