@@ -92,6 +92,19 @@ final class EndpointContext {
         return bytes;
     }
 
+    /** Receives posted on the shared receive queues; 0 without. */
+    int sharedReceivesPosted() {
+        int posted = 0;
+        if (this.shared != null) {
+            for (SharedReceives queue : this.shared) {
+                if (queue != null) {
+                    posted += queue.postedReceives();
+                }
+            }
+        }
+        return posted;
+    }
+
     /** A new wire format for one session. */
     WireFormat newWire() {
         RpmaEndpointSettings.Messages messages = this.settings.messages();

@@ -117,6 +117,14 @@ public final class RpmaServedEndpoint {
         return this.context.registeredBytes();
     }
 
+    /**
+     * Receives posted on its shared receive queues and not yet filled (0 without them): when it nears
+     * 0, clients' messages wait for a receive; raise {@code messages.shared-receive-slots}.
+     */
+    public int sharedReceivesPosted() {
+        return this.context.sharedReceivesPosted();
+    }
+
     /** Rejects (and counts) every request until {@link #resume()}; the sessions go on. */
     public void pause() {
         this.acceptor.setPaused(true);

@@ -1,5 +1,7 @@
 package dev.rpma.server;
 
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
 import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.util.ArrayDeque;
@@ -39,6 +41,17 @@ final class SharedReceives implements RpmaEventLoop.IoHandler, RpmaEventLoop.Bus
     /** How long completions wait for their queue pair to be bound before their slots go back. */
     static final Duration UNCLAIMED_TIMEOUT = Duration.ofSeconds(5);
 
+    private static final VarHandle POSTED;
+
+    static {
+        try {
+            POSTED = MethodHandles.lookup().findVarHandle(SharedReceives.class, "posted", int.class);
+        }
+        catch (ReflectiveOperationException ex) {
+            throw new ExceptionInInitializerError(ex);
+        }
+    }
+
     private final EndpointContext endpoint;
 
     private final RpmaEventLoop loop;
@@ -73,6 +86,9 @@ final class SharedReceives implements RpmaEventLoop.IoHandler, RpmaEventLoop.Bus
     private boolean closed;
 
     private boolean sweepScheduled;
+
+    @SuppressWarnings("unused") // through POSTED: written by the loop, read by meters
+    private int posted;
 
     private SharedReceives(EndpointContext endpoint, RpmaEventLoop loop, RpmaSharedReceiveQueue srq,
             BufferPool slots) {
@@ -183,6 +199,15 @@ final class SharedReceives implements RpmaEventLoop.IoHandler, RpmaEventLoop.Bus
 
     private void post(int slot) {
         this.srq.receive(this.block.receiveRegion, this.block.receiveOffset(slot), this.receiveLength, slot);
+        POSTED.setOpaque(this, (int) POSTED.getOpaque(this) + 1);
+    }
+
+    /**
+     * Receives posted and not yet filled: what the clients can still send before one waits
+     * (receiver not ready). Any thread; a meter's reading.
+     */
+    int postedReceives() {
+        return (int) POSTED.getOpaque(this);
     }
 
     // ---------------------------------------------------------------- completions, on the loop
@@ -235,6 +260,9 @@ final class SharedReceives implements RpmaEventLoop.IoHandler, RpmaEventLoop.Bus
             catch (RpmaException ex) {
                 failed(ex, "rpma_cq_get_wc");
                 return 0;
+            }
+            if (count > 0) {
+                POSTED.setOpaque(this, (int) POSTED.getOpaque(this) - count);
             }
             for (int i = 0; i < count; i++) {
                 int qp = this.batch.qpNumber(i);

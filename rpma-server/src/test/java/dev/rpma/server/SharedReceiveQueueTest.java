@@ -165,11 +165,13 @@ class SharedReceiveQueueTest {
         }
         assertThat(entered.await(10, TimeUnit.SECONDS)).isTrue();
         this.harness.await("the others waiting for the pool", () -> queue().postedReceives() == SLOTS - 4);
+        assertThat(this.harness.served().sharedReceivesPosted()).as("what the meter reads").isEqualTo(SLOTS - 4);
         client.peerDisconnects();
         this.harness.await("the session ended", () -> this.harness.ended.size() == 1);
         this.harness.await("the waiting ones' slots back", () -> queue().postedReceives() == SLOTS - 1);
         release.countDown();
         this.harness.await("the handled one's slot back", () -> queue().postedReceives() == SLOTS);
+        this.harness.await("the meter agrees", () -> this.harness.served().sharedReceivesPosted() == SLOTS);
     }
 
     @Test

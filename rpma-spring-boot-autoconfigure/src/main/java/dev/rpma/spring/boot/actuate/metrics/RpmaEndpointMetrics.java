@@ -67,8 +67,11 @@ public final class RpmaEndpointMetrics implements MeterBinder {
     /** Sends that had to wait for a send slot or for credits. */
     public static final String SENDS_QUEUED = "rpma.sends.queued";
 
-    /** Registered memory of the sessions' receive and send slots. */
+    /** Registered memory of the sessions' receive and send slots, and of the shared receive queues' slots. */
     public static final String SLOT_MEMORY = "rpma.sessions.slot.memory";
+
+    /** Receives posted on the endpoint's shared receive queues and not yet filled. */
+    public static final String SHARED_RECEIVES_POSTED = "rpma.receives.shared.posted";
 
     /** Events of accepted connections by {@code type}. */
     public static final String CONNECTION_EVENTS = "rpma.connection.events";
@@ -143,8 +146,15 @@ public final class RpmaEndpointMetrics implements MeterBinder {
             .baseUnit("messages").description("Sends that had to wait for a send slot or for the client's credits")
             .register(registry);
         Gauge.builder(SLOT_MEMORY, server, RpmaServedEndpoint::registeredBufferBytes).tags(this.tags).baseUnit("bytes")
-            .description("Registered memory of the sessions' receive and send slots").strongReference(true)
+            .description("Registered memory of the sessions' receive and send slots and of the shared receive"
+                    + " queues' slots")
+            .strongReference(true)
             .register(registry);
+        Gauge.builder(SHARED_RECEIVES_POSTED, server, RpmaServedEndpoint::sharedReceivesPosted).tags(this.tags)
+            .baseUnit("receives")
+            .description("Receives posted on the endpoint's shared receive queues and not yet filled (0 without"
+                    + " them); near 0, clients' messages wait for one")
+            .strongReference(true).register(registry);
         requests(registry, "accepted", NONE, statistics, RpmaEndpointStatistics::accepted);
         for (RejectReason reason : RejectReason.values()) {
             requests(registry, "rejected", reason.tag(), statistics, (s) -> s.rejected(reason));

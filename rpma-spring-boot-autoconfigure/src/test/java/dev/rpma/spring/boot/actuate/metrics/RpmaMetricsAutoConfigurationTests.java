@@ -185,7 +185,7 @@ class RpmaMetricsAutoConfigurationTests {
                         "rpma.request.queue.size", "rpma.request.queue.capacity", "rpma.request.queue.remaining",
                         "rpma.requests", "rpma.acceptor.errors", "rpma.sessions.active", "rpma.sessions.ended",
                         "rpma.messages", "rpma.message.bytes", "rpma.messages.bad", "rpma.message.handler.failures",
-                        "rpma.sends.waiting", "rpma.sends.queued", "rpma.sessions.slot.memory",
+                        "rpma.sends.waiting", "rpma.sends.queued", "rpma.sessions.slot.memory", "rpma.receives.shared.posted",
                         "rpma.connection.events", "rpma.handler.duration", "rpma.request.queue.wait");
             });
     }
@@ -271,6 +271,7 @@ class RpmaMetricsAutoConfigurationTests {
                     "rpma_sends_waiting_messages{endpoint=\"default\"} 0",
                     "rpma_sends_queued_messages_total{endpoint=\"default\"} 0",
                     "rpma_sessions_slot_memory_bytes{endpoint=\"default\"} 0",
+                    "rpma_receives_shared_posted_receives{endpoint=\"default\"} 0",
                     "rpma_event_loop_time_seconds_total{loop=\"rpma-loop-0\",state=\"busy\"}");
         });
     }
