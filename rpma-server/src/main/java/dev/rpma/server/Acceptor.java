@@ -66,14 +66,14 @@ final class Acceptor implements RpmaEventLoop.IoHandler {
 
     private final RpmaEndpoint endpoint;
 
-    private final @Nullable RpmaConnectionConfig requestConfig;
-
     /**
-     * With a shared receive queue per data-path loop, the request configuration of each loop (naming
-     * its queue), by loop index; else {@code null}. The queue pair is created with the request, so the
-     * loop is chosen before {@code rpma_ep_next_conn_req}.
+     * The request configuration; with a shared receive queue per data-path loop, one per loop (naming
+     * its queue), by loop index. The queue pair is created with the request, so the loop is then
+     * chosen before {@code rpma_ep_next_conn_req}.
      */
-    private final RpmaConnectionConfig @Nullable [] loopConfigs;
+    private final @Nullable RpmaConnectionConfig[] requestConfigs;
+
+    private final boolean sharedReceives;
 
     private final RpmaRequestHandler handler;
 
@@ -122,13 +122,13 @@ final class Acceptor implements RpmaEventLoop.IoHandler {
 
     private long deadlineTimerAt;
 
-    Acceptor(EndpointContext context, RpmaEndpoint endpoint, @Nullable RpmaConnectionConfig requestConfig,
-            RpmaConnectionConfig @Nullable [] loopConfigs, RpmaRequestHandler handler, RpmaEventLoop loop,
-            @Nullable HandlerPool pool, RpmaRegions regions, RpmaCompletions[] batches) {
+    Acceptor(EndpointContext context, RpmaEndpoint endpoint, @Nullable RpmaConnectionConfig[] requestConfigs,
+            RpmaRequestHandler handler, RpmaEventLoop loop, @Nullable HandlerPool pool, RpmaRegions regions,
+            RpmaCompletions[] batches) {
         this.context = context;
         this.endpoint = endpoint;
-        this.requestConfig = requestConfig;
-        this.loopConfigs = loopConfigs;
+        this.requestConfigs = requestConfigs;
+        this.sharedReceives = context.shared != null;
         this.handler = handler;
         this.loop = loop;
         this.pool = pool;
@@ -257,10 +257,9 @@ final class Acceptor implements RpmaEventLoop.IoHandler {
             return false;
         }
         RpmaConnectionRequest request;
-        int loopIndex = (this.loopConfigs != null) ? this.context.loops.leastOwned() : -1;
+        int loopIndex = this.sharedReceives ? this.context.loops.leastOwned() : -1;
         try {
-            request = this.endpoint.nextConnectionRequest(
-                    (this.loopConfigs != null) ? this.loopConfigs[loopIndex] : this.requestConfig);
+            request = this.endpoint.nextConnectionRequest(this.requestConfigs[Math.max(loopIndex, 0)]);
         }
         catch (RpmaException ex) {
             onAcceptError(ex);
@@ -440,7 +439,7 @@ final class Acceptor implements RpmaEventLoop.IoHandler {
         }
         RpmaConnection connection;
         try {
-            if (block != null && this.loopConfigs == null) {
+            if (block != null && !this.sharedReceives) {
                 int slots = this.context.settings.messages().receiveSlots();
                 for (int i = 0; i < slots; i++) {
                     native_.receive(block.receiveRegion, block.receiveOffset(i), block.receiveLength(), i);

@@ -81,28 +81,39 @@ final class EndpointContext {
 
     /** Bytes of registered memory of the sessions' slots and the shared receive queues. */
     long registeredBytes() {
-        long bytes = (this.buffers != null) ? this.buffers.registeredBytes() : 0;
-        if (this.shared != null) {
-            for (SharedReceives queue : this.shared) {
-                if (queue != null) {
-                    bytes += queue.registeredBytes();
-                }
-            }
-        }
-        return bytes;
+        return ((this.buffers != null) ? this.buffers.registeredBytes() : 0)
+                + sumOverSharedReceives(SharedReceives::registeredBytes);
     }
 
     /** Receives posted on the shared receive queues; 0 without. */
     int sharedReceivesPosted() {
-        int posted = 0;
+        return (int) sumOverSharedReceives(SharedReceives::postedReceives);
+    }
+
+    private long sumOverSharedReceives(java.util.function.ToLongFunction<SharedReceives> value) {
+        long sum = 0;
         if (this.shared != null) {
             for (SharedReceives queue : this.shared) {
                 if (queue != null) {
-                    posted += queue.postedReceives();
+                    sum += value.applyAsLong(queue);
                 }
             }
         }
-        return posted;
+        return sum;
+    }
+
+    /**
+     * Deletes the shared receive queues made so far; once no loop takes their completions any more
+     * (the loops ended, or never ran) and no connection made with them is left. Idempotent.
+     */
+    void closeSharedReceives() {
+        if (this.shared != null) {
+            for (SharedReceives queue : this.shared) {
+                if (queue != null) {
+                    queue.close();
+                }
+            }
+        }
     }
 
     /** A new wire format for one session. */

@@ -27,10 +27,8 @@ public final class RpmaServedEndpoint {
 
     private final RpmaEndpoint endpoint;
 
-    private final @Nullable RpmaConnectionConfig requestConfig;
-
-    /** The request configuration of each data-path loop, with a shared receive queue; else {@code null}. */
-    private final RpmaConnectionConfig @Nullable [] loopConfigs;
+    /** The request configuration: one, or with a shared receive queue one per data-path loop. */
+    private final @Nullable RpmaConnectionConfig[] requestConfigs;
 
     private final RpmaEventLoop acceptorLoop;
 
@@ -42,21 +40,19 @@ public final class RpmaServedEndpoint {
 
     private volatile RpmaEndpointState state = RpmaEndpointState.CREATED;
 
-    RpmaServedEndpoint(EndpointContext context, RpmaEndpoint endpoint, @Nullable RpmaConnectionConfig requestConfig,
-            RpmaConnectionConfig @Nullable [] loopConfigs, RpmaRequestHandler handler, RpmaRegions regions,
-            dev.rpma.jna.RpmaCompletions[] batches) {
+    RpmaServedEndpoint(EndpointContext context, RpmaEndpoint endpoint, @Nullable RpmaConnectionConfig[] requestConfigs,
+            RpmaRequestHandler handler, RpmaRegions regions, dev.rpma.jna.RpmaCompletions[] batches) {
         this.context = context;
         this.endpoint = endpoint;
-        this.requestConfig = requestConfig;
-        this.loopConfigs = loopConfigs;
+        this.requestConfigs = requestConfigs;
         RpmaEndpointSettings.Acceptor settings = context.settings.acceptor();
         this.acceptorLoop = new RpmaEventLoop("rpma-acceptor-" + context.name(), Duration.ZERO);
         this.handlerPool = settings.inlineHandler() ? null
                 : new HandlerPool("rpma-" + context.name() + "-handler", settings.handlerThreads(),
                         settings.queueCapacity(), settings.spinLooks(), settings.batchScheduling(),
                         dev.rpma.jna.io.ThreadScheduling::batchCurrentThread);
-        this.acceptor = new Acceptor(context, endpoint, requestConfig, loopConfigs, handler, this.acceptorLoop,
-                this.handlerPool, regions, batches);
+        this.acceptor = new Acceptor(context, endpoint, requestConfigs, handler, this.acceptorLoop, this.handlerPool,
+                regions, batches);
     }
 
     public String name() {
@@ -224,13 +220,10 @@ public final class RpmaServedEndpoint {
         if (this.context.messagePool != null) {
             this.context.messagePool.shutdown();
         }
-        if (sessionsGone) {
-            closeSharedReceives();
-            if (this.context.buffers != null) {
-                this.context.buffers.close();
-            }
+        if (sessionsGone && this.context.buffers != null) {
+            this.context.buffers.close();
         }
-        closeConfigs();
+        closeConfigs(this.requestConfigs);
         synchronized (this) {
             this.state = (this.acceptor.failure() != null) ? RpmaEndpointState.FAILED : RpmaEndpointState.STOPPED;
         }
@@ -254,55 +247,25 @@ public final class RpmaServedEndpoint {
             if (this.context.messagePool != null) {
                 this.context.messagePool.shutdown();
             }
-            closeSharedReceives();
+            this.context.closeSharedReceives();
             if (this.context.buffers != null) {
                 this.context.buffers.close();
             }
-            closeConfigs();
+            closeConfigs(this.requestConfigs);
         }
     }
 
     /**
-     * Deletes the shared receive queues, on their loops (which stop taking their completions first)
-     * while they run; once no connection made with them is left.
+     * Deletes the shared receive queues, once their loops ended and every connection made with them
+     * is deleted; by the stopping thread.
      */
-    private void closeSharedReceives() {
-        if (this.context.shared == null) {
-            return;
-        }
-        for (int i = 0; i < this.context.shared.length; i++) {
-            SharedReceives queue = this.context.shared[i];
-            java.util.concurrent.CompletableFuture<Void> closed = new java.util.concurrent.CompletableFuture<>();
-            Runnable close = () -> {
-                try {
-                    queue.close();
-                    closed.complete(null);
-                }
-                catch (RuntimeException ex) {
-                    closed.completeExceptionally(ex);
-                }
-            };
-            try {
-                if (this.context.loops.loop(i).tryExecute(close)) {
-                    closed.get(5, TimeUnit.SECONDS);
-                }
-                else {
-                    close.run();
-                }
-            }
-            catch (Exception ex) {
-                logger.warn("Deleting the shared receive queue of endpoint '{}' on loop {} failed: {}", name(), i,
-                        ex.getMessage());
-            }
-        }
+    void releaseSharedReceives() {
+        this.context.closeSharedReceives();
     }
 
-    private void closeConfigs() {
-        if (this.requestConfig != null) {
-            this.requestConfig.close();
-        }
-        if (this.loopConfigs != null) {
-            for (RpmaConnectionConfig config : this.loopConfigs) {
+    static void closeConfigs(@Nullable RpmaConnectionConfig[] configs) {
+        for (RpmaConnectionConfig config : configs) {
+            if (config != null) {
                 config.close();
             }
         }

@@ -225,13 +225,16 @@ public final class RpmaServer {
             throw new RpmaListenException(settings.name(), settings.address(), settings.port(), ex);
         }
         RpmaConnectionConfig config = null;
-        RpmaConnectionConfig[] loopConfigs = null;
+        @Nullable RpmaConnectionConfig[] configs = null;
         EndpointContext context = null;
         BufferPool buffers = null;
         HandlerPool messagePool = null;
         boolean shares = dataPath && messages.sharesReceives();
         try {
             config = components.requestConfig(rpma, settings, needed);
+            // one per loop with a shared receive queue (each names its loop's queue), else just this one
+            configs = new RpmaConnectionConfig[shares ? loops.loops().size() : 1];
+            configs[0] = config;
             checkQueues(settings, config, needed);
             if (shares && config.sharedCompletionChannel()) {
                 throw new IllegalArgumentException("The connections of endpoint '" + settings.name() + "' share a"
@@ -262,32 +265,25 @@ public final class RpmaServer {
                     new ConnectionRegistry(settings.limits().maxConnections()), loops, handlers, routes, buffers,
                     messagePool);
             if (context.shared != null) {
-                loopConfigs = new RpmaConnectionConfig[context.shared.length];
-                for (int i = 0; i < loopConfigs.length; i++) {
-                    loopConfigs[i] = components.requestConfig(rpma, settings, needed);
-                    context.shared[i] = SharedReceives.create(context, loops.loop(i), rpma, peer, loopConfigs[i],
+                for (int i = 0; i < context.shared.length; i++) {
+                    if (i > 0) {
+                        configs[i] = components.requestConfig(rpma, settings, needed);
+                    }
+                    context.shared[i] = SharedReceives.create(context, loops.loop(i), rpma, peer, configs[i],
                             messages.sharedReceiveSlots(), messages.maxMessageSize());
                 }
             }
-            return new RpmaServedEndpoint(context, endpoint, config, loopConfigs, components.handler(settings.name()),
-                    regions, batches);
+            return new RpmaServedEndpoint(context, endpoint, configs, components.handler(settings.name()), regions,
+                    batches);
         }
         catch (RuntimeException ex) {
-            if (context != null && context.shared != null) {
-                for (SharedReceives queue : context.shared) {
-                    if (queue != null) {
-                        queue.close();
-                    }
-                }
+            if (context != null) {
+                context.closeSharedReceives();
             }
-            if (loopConfigs != null) {
-                for (RpmaConnectionConfig loopConfig : loopConfigs) {
-                    if (loopConfig != null) {
-                        loopConfig.close();
-                    }
-                }
+            if (configs != null) {
+                RpmaServedEndpoint.closeConfigs(configs);
             }
-            if (config != null) {
+            else if (config != null) {
                 config.close();
             }
             if (buffers != null) {
@@ -485,6 +481,8 @@ public final class RpmaServer {
                     HANDLERS_TIMEOUT);
             return false;
         }
+        // once their loops ended: nothing takes their completions or posts their slots any more
+        this.endpoints.values().forEach(RpmaServedEndpoint::releaseSharedReceives);
         closePeers(this.peers);
         return true;
     }

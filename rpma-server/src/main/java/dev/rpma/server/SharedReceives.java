@@ -33,8 +33,8 @@ import dev.rpma.server.loop.RpmaEventLoop;
  * deleted queue pair is left for a later connection that gets its number.
  *
  * <p>Created on the thread that listens, before the loops run (its receives are posted then); from
- * {@link #attach()} on its loop owns it; {@link #close()} once the endpoint's sessions are deleted:
- * the queue, then its slots' registration.
+ * {@link #attach()} on its loop owns it; {@link #close()} once the loop ended (or never ran) and
+ * the endpoint's sessions are deleted: the queue, then its slots' registration.
  */
 final class SharedReceives implements RpmaEventLoop.IoHandler, RpmaEventLoop.BusyPoller {
 
@@ -74,10 +74,6 @@ final class SharedReceives implements RpmaEventLoop.IoHandler, RpmaEventLoop.Bus
     private final ArrayDeque<long[]> unclaimed = new ArrayDeque<>();
 
     private final Runnable drainLeft = this::drainLeft;
-
-    private int rcqFd = -1;
-
-    private long registration;
 
     private boolean attached;
 
@@ -134,9 +130,10 @@ final class SharedReceives implements RpmaEventLoop.IoHandler, RpmaEventLoop.Bus
 
     /** Starts taking its completions; on its loop. */
     void attach() {
-        this.rcqFd = this.rcq.fd();
-        FileDescriptors.setBlocking(this.rcqFd, false);
-        this.registration = this.loop.registerBusyPolled(this.rcqFd, this, 0);
+        int fd = this.rcq.fd();
+        FileDescriptors.setBlocking(fd, false);
+        // registered for the loop's life: deleted only after the loop ended
+        this.loop.registerBusyPolled(fd, this, 0);
         this.loop.addBusyPoller(this);
         this.attached = true;
         drain();
@@ -184,9 +181,6 @@ final class SharedReceives implements RpmaEventLoop.IoHandler, RpmaEventLoop.Bus
 
     /** Posts slot {@code slot} again; a slot that cannot be posted is lost to the queue, with a log line. */
     void repost(int slot) {
-        if (this.closed) {
-            return;
-        }
         try {
             post(slot);
         }
@@ -316,21 +310,16 @@ final class SharedReceives implements RpmaEventLoop.IoHandler, RpmaEventLoop.Bus
     // ---------------------------------------------------------------- release
 
     /**
-     * Deletes the queue and deregisters its slots, once no connection made with it is left; on its
-     * loop while the loop runs, else on the stopping thread. Idempotent.
+     * Deletes the queue and deregisters its slots, once no connection made with it is left and its
+     * loop ended or never ran (the loop's epoll instance is closed with it: nothing to unregister).
+     * Idempotent.
      */
     void close() {
         if (this.closed) {
             return;
         }
         this.closed = true;
-        if (this.attached) {
-            this.attached = false;
-            if (this.loop.inLoop()) {
-                this.loop.removeBusyPoller(this);
-                this.loop.unregister(this.rcqFd, this.registration);
-            }
-        }
+        this.attached = false;
         this.unclaimed.clear();
         try {
             this.srq.close();

@@ -23,14 +23,7 @@ class FramedSessionTest {
 
     @AfterEach
     void nothingLeaks() {
-        this.harness.stop();
-        try {
-            this.harness.fake.assertNoViolations();
-            this.harness.fake.assertAllFreed();
-        }
-        finally {
-            this.harness.fake.close();
-        }
+        this.harness.closeAndAssertNothingLeaked();
     }
 
     private FakeConnection start() {

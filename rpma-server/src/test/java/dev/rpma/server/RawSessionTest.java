@@ -32,14 +32,7 @@ class RawSessionTest {
 
     @AfterEach
     void nothingLeaks() {
-        this.harness.stop();
-        try {
-            this.harness.fake.assertNoViolations();
-            this.harness.fake.assertAllFreed();
-        }
-        finally {
-            this.harness.fake.close();
-        }
+        this.harness.closeAndAssertNothingLeaked();
     }
 
     @Test

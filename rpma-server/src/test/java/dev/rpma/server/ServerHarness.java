@@ -171,6 +171,18 @@ public final class ServerHarness implements AutoCloseable {
         }
     }
 
+    /** Stops the server, fails on any librpma usage violation or object left unfreed, and closes the fake. */
+    public void closeAndAssertNothingLeaked() {
+        stop();
+        try {
+            this.fake.assertNoViolations();
+            this.fake.assertAllFreed();
+        }
+        finally {
+            this.fake.close();
+        }
+    }
+
     @Override
     public void close() {
         try {

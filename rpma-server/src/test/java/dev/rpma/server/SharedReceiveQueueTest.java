@@ -39,14 +39,7 @@ class SharedReceiveQueueTest {
 
     @AfterEach
     void nothingLeaks() {
-        this.harness.stop();
-        try {
-            this.harness.fake.assertNoViolations();
-            this.harness.fake.assertAllFreed();
-        }
-        finally {
-            this.harness.fake.close();
-        }
+        this.harness.closeAndAssertNothingLeaked();
     }
 
     private FakeSharedReceiveQueue queue() {
