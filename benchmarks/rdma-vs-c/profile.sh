@@ -15,7 +15,7 @@ TOP=${TOP:-25}
 JFR=$HERE/target/profile.jfr
 if [ "${1:-}" != --report-only ]; then
   if [ "${SKIP_BUILD:-0}" != 1 ]; then
-    (cd "$ROOT" && mvn -B -q ${MVN_ARGS:-} -Dmaven.test.skip=true -pl sample-app -am package)
+    (cd "$ROOT" && mvn -B -q ${MVN_ARGS:-} -DskipTests -pl sample-app -am package)
     "$HERE/build.sh"
   fi
   mkdir -p "$HERE/target"

@@ -12,7 +12,7 @@ IMPL=${IMPL:-c}
 if [ "${SKIP_BUILD:-0}" != 1 ]; then
   "$HERE/build.sh"
   if [ "$IMPL" = java ]; then
-    (cd "$ROOT" && mvn -B -q -Dmaven.test.skip=true -pl sample-app -am package)
+    (cd "$ROOT" && mvn -B -q -DskipTests -pl sample-app -am package)
   fi
 fi
 rm -f "$HERE/target/srq-results-$IMPL.txt"
