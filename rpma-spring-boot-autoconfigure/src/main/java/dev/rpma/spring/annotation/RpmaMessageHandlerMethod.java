@@ -6,6 +6,7 @@ import java.lang.invoke.MethodType;
 import java.lang.reflect.Method;
 import java.lang.reflect.Modifier;
 import java.nio.ByteBuffer;
+import java.util.Arrays;
 import java.util.List;
 
 import org.jspecify.annotations.Nullable;
@@ -30,6 +31,10 @@ public final class RpmaMessageHandlerMethod implements RpmaMessageListener {
     private static final MethodHandle COPY;
 
     private static final MethodHandle DECODE;
+
+    private static final MethodHandle IDENTITY_BUFFER = MethodHandles.identity(ByteBuffer.class);
+
+    private static final MethodHandle IDENTITY_SESSION = MethodHandles.identity(RpmaSession.class);
 
     static {
         try {
@@ -81,7 +86,7 @@ public final class RpmaMessageHandlerMethod implements RpmaMessageListener {
         for (int i = 0; i < types.length; i++) {
             Class<?> type = types[i];
             if (type == RpmaSession.class) {
-                filters[i] = MethodHandles.identity(RpmaSession.class);
+                filters[i] = IDENTITY_SESSION;
                 sources[i] = 1;
                 continue;
             }
@@ -92,7 +97,7 @@ public final class RpmaMessageHandlerMethod implements RpmaMessageListener {
             }
             payload = true;
             if (type == ByteBuffer.class) {
-                filters[i] = MethodHandles.identity(ByteBuffer.class);
+                filters[i] = IDENTITY_BUFFER;
             }
             else if (type == byte[].class) {
                 filters[i] = COPY;
@@ -122,14 +127,34 @@ public final class RpmaMessageHandlerMethod implements RpmaMessageListener {
             if (!Modifier.isStatic(method.getModifiers())) {
                 target = target.bindTo(bean);
             }
-            MethodHandle filtered = MethodHandles.filterArguments(target, 0, filters);
-            MethodType shape = MethodType.methodType(returns, ByteBuffer.class, RpmaSession.class);
-            this.invoker = MethodHandles.permuteArguments(filtered, shape, sources)
-                .asType(MethodType.methodType(Object.class, ByteBuffer.class, RpmaSession.class));
+            this.invoker = adapt(target, filters, sources, returns);
         }
         catch (IllegalAccessException ex) {
             throw invalid("cannot be called: " + ex.getMessage(), RpmaHandlerConfigurationException.Problem.INVALID_SIGNATURE);
         }
+    }
+
+    /**
+     * {@code target} as {@code (ByteBuffer, RpmaSession) Object}, with only the adaptations its
+     * parameters need: every filter and permutation is one more step of each call through a handle
+     * that the JIT cannot inline (the handle is not a constant), and the plain {@code (ByteBuffer,
+     * RpmaSession)} and {@code (ByteBuffer)} handlers, the raw data path's, need none.
+     */
+    private static MethodHandle adapt(MethodHandle target, MethodHandle[] filters, int[] sources, Class<?> returns) {
+        MethodType callType = MethodType.methodType(Object.class, ByteBuffer.class, RpmaSession.class);
+        boolean identities = true;
+        for (MethodHandle filter : filters) {
+            identities &= filter == IDENTITY_BUFFER || filter == IDENTITY_SESSION;
+        }
+        if (identities && Arrays.equals(sources, new int[] { 0, 1 })) {
+            return target.asType(callType);
+        }
+        if (identities && Arrays.equals(sources, new int[] { 0 })) {
+            return MethodHandles.dropArguments(target, 1, RpmaSession.class).asType(callType);
+        }
+        MethodHandle filtered = MethodHandles.filterArguments(target, 0, filters);
+        MethodType shape = MethodType.methodType(returns, ByteBuffer.class, RpmaSession.class);
+        return MethodHandles.permuteArguments(filtered, shape, sources).asType(callType);
     }
 
     private RpmaMessageCodec codecFor(Class<?> type, boolean decode) {
