@@ -33,6 +33,19 @@ public interface RpmaSession {
     /** Where the session is in its life. */
     RpmaSessionState state();
 
+    /**
+     * Messages received on this session so far, bad ones included. Counted on the session's event
+     * loop: read from another thread, it may be a moment behind.
+     */
+    long messagesReceived();
+
+    /**
+     * Messages this session posted to the client so far (replies and sends, not those still waiting
+     * in its send queue). Counted on the session's event loop: read from another thread, it may be a
+     * moment behind.
+     */
+    long messagesSent();
+
     /** Whether messages can be sent: the connection is established and not closing. */
     default boolean isOpen() {
         return state() == RpmaSessionState.ESTABLISHED;

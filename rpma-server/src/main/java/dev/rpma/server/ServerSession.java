@@ -1,5 +1,7 @@
 package dev.rpma.server;
 
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
 import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.util.Arrays;
@@ -45,6 +47,22 @@ final class ServerSession implements RpmaSession, RpmaEventLoop.IoHandler {
 
     private static final AtomicLong IDS = new AtomicLong();
 
+    // opaque: a plain store on the loop per message, with no fence, and a whole value for readers elsewhere
+    private static final VarHandle RECEIVED;
+
+    private static final VarHandle SENT;
+
+    static {
+        try {
+            MethodHandles.Lookup lookup = MethodHandles.lookup();
+            RECEIVED = lookup.findVarHandle(ServerSession.class, "received", long.class);
+            SENT = lookup.findVarHandle(ServerSession.class, "sent", long.class);
+        }
+        catch (ReflectiveOperationException ex) {
+            throw new ExceptionInInitializerError(ex);
+        }
+    }
+
     private final long id = IDS.incrementAndGet();
 
     private final EndpointContext endpoint;
@@ -76,7 +94,13 @@ final class ServerSession implements RpmaSession, RpmaEventLoop.IoHandler {
 
     private RpmaEventLoop.@Nullable Timer disconnectTimer;
 
+    /** Messages received; written by the loop only, read by any thread (through RECEIVED). */
+    @SuppressWarnings("unused")
     private long received;
+
+    /** Messages posted; written by the loop only, read by any thread (through SENT). */
+    @SuppressWarnings("unused")
+    private long sent;
 
     private long receivedAtLastLook;
 
@@ -114,6 +138,16 @@ final class ServerSession implements RpmaSession, RpmaEventLoop.IoHandler {
     @Override
     public byte[] privateData() {
         return Arrays.copyOf(this.privateData, this.privateData.length);
+    }
+
+    @Override
+    public long messagesReceived() {
+        return (long) RECEIVED.getOpaque(this);
+    }
+
+    @Override
+    public long messagesSent() {
+        return (long) SENT.getOpaque(this);
     }
 
     @Override
@@ -299,8 +333,9 @@ final class ServerSession implements RpmaSession, RpmaEventLoop.IoHandler {
             return;
         }
         long now = System.nanoTime();
-        if (this.received != this.receivedAtLastLook) {
-            this.receivedAtLastLook = this.received;
+        long received = (long) RECEIVED.getOpaque(this);
+        if (received != this.receivedAtLastLook) {
+            this.receivedAtLastLook = received;
             this.lastActivityNanos = now;
         }
         else if (now - this.lastActivityNanos >= idle.toNanos()) {
@@ -312,7 +347,12 @@ final class ServerSession implements RpmaSession, RpmaEventLoop.IoHandler {
 
     /** A message arrived; by the data path. */
     void receivedOne() {
-        this.received++;
+        RECEIVED.setOpaque(this, (long) RECEIVED.getOpaque(this) + 1);
+    }
+
+    /** A message was posted to the client; by the data path. */
+    void sentOne() {
+        SENT.setOpaque(this, (long) SENT.getOpaque(this) + 1);
     }
 
     /** Ends the session; any thread (on another, the loop does it next). */

@@ -745,6 +745,7 @@ final class SessionDataPath implements RpmaEventLoop.BusyPoller {
         this.wire.writeHeader(this.block.sendFrames[slot], payloadLength, reply, failed);
         if (postFrame(slot, this.headerSize + payloadLength)) {
             this.endpoint.statistics.recordSent(payloadLength);
+            this.session.sentOne();
         }
     }
 

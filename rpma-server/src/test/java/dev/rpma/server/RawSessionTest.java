@@ -60,6 +60,24 @@ class RawSessionTest {
     }
 
     @Test
+    void eachSessionCountsItsOwnMessages() {
+        // every third message is answered
+        this.harness.startRaw((message, session) -> (message.getLong(0) % 3 == 0) ? message : null);
+        FakeConnection a = this.harness.connectOne();
+        FakeConnection b = this.harness.connectOne();
+        for (long value = 1; value <= 9; value++) {
+            a.deliver(u64(value));
+        }
+        b.deliver(u64(3));
+        this.harness.await("the replies", () -> a.sent().size() == 3 && b.sent().size() == 1);
+        RpmaSession first = this.harness.established.get(0);
+        RpmaSession second = this.harness.established.get(1);
+        this.harness.await("the counts", () -> first.messagesSent() == 3 && second.messagesSent() == 1);
+        assertThat(first.messagesReceived()).isEqualTo(9);
+        assertThat(second.messagesReceived()).isEqualTo(1);
+    }
+
+    @Test
     void aMessageTheHandlerReturnsAsItIsGoesBackCopied() {
         this.harness.startRaw((message, session) -> message);
         FakeConnection client = this.harness.connectOne();

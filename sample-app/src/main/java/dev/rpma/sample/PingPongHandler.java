@@ -34,8 +34,6 @@ class PingPongHandler {
 
     private static final String DONE = "pingpong.done";
 
-    private static final String ROUNDS = "pingpong.rounds";
-
     private final Counter rounds;
 
     private final Counter done;
@@ -73,7 +71,6 @@ class PingPongHandler {
             return null;
         }
         this.rounds.increment();
-        ((Rounds) session.attributes().computeIfAbsent(ROUNDS, (key) -> new Rounds())).count++;
         return session.newMessage().putLong(counter + 1).flip();
     }
 
@@ -93,14 +90,7 @@ class PingPongHandler {
             outcome = "failed";
             this.failed.increment();
         }
-        Rounds rounds = (Rounds) session.attributes().get(ROUNDS);
-        logger.info("pingpong: session ended (" + outcome + ") after " + ((rounds != null) ? rounds.count : 0)
-                + " rounds");
-    }
-
-    /** A session's exchanges; written on its event loop only. */
-    private static final class Rounds {
-
-        long count;
+        // a round is a counter answered: every message this handler sends is one
+        logger.info("pingpong: session ended (" + outcome + ") after " + session.messagesSent() + " rounds");
     }
 }

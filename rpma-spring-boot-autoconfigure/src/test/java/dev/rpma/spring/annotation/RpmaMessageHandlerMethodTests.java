@@ -206,6 +206,16 @@ class RpmaMessageHandlerMethodTests {
         }
 
         @Override
+        public long messagesReceived() {
+            return 0;
+        }
+
+        @Override
+        public long messagesSent() {
+            return 0;
+        }
+
+        @Override
         public RpmaSessionState state() {
             return RpmaSessionState.ESTABLISHED;
         }

@@ -106,7 +106,10 @@ public class RpmaActuatorEndpoint {
             ended.put(reason.tag(), statistics.sessionsEnded(reason));
         }
         List<SessionDescriptor> open = endpoint.sessions().stream().sorted(Comparator.comparingLong(RpmaSession::id))
-            .limit(SESSIONS_SHOWN).map((session) -> new SessionDescriptor(session.id(), session.state())).toList();
+            .limit(SESSIONS_SHOWN)
+            .map((session) -> new SessionDescriptor(session.id(), session.state(), session.messagesReceived(),
+                    session.messagesSent()))
+            .toList();
         Map<String, Long> bad = new LinkedHashMap<>();
         for (RpmaEndpointStatistics.BadMessage kind : RpmaEndpointStatistics.BadMessage.values()) {
             bad.put(kind.tag(), statistics.badMessages(kind));
@@ -170,8 +173,10 @@ public class RpmaActuatorEndpoint {
      *
      * @param id its number
      * @param state where it is in its life
+     * @param messagesReceived messages it received
+     * @param messagesSent messages it sent
      */
-    public record SessionDescriptor(long id, RpmaSessionState state) {
+    public record SessionDescriptor(long id, RpmaSessionState state, long messagesReceived, long messagesSent) {
     }
 
     /**

@@ -135,7 +135,7 @@ class RpmaActuatorEndpointAutoConfigurationTests {
                       "sessions": {"active": 1,
                         "ended": {"closed": 0, "closed-by-server": 0, "lost": 0, "idle": 0, "error": 0, "capacity": 0,
                                   "shutdown": 0},
-                        "open": [{"state": "ESTABLISHED"}]},
+                        "open": [{"state": "ESTABLISHED", "messagesReceived": 0, "messagesSent": 0}]},
                       "requests": {"obtained": 2, "accepted": 1,
                         "rejected": {"handler": 1, "queue-full": 0, "capacity": 0, "handler-failed": 0, "deadline": 0,
                                      "paused": 0, "shutdown": 0},
