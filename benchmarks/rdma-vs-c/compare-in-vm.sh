@@ -40,6 +40,8 @@
 #   C_BUSY_POLL_US [50]         a third server for the ping-pong tests: baseline_server pingpong
 #                               --busy-poll-us N (port C_SPIN_PORT, 7316), the algorithm of the
 #                               starter's rpma.server.event-loops.busy-poll (50 us) in C; 0: none
+#   ONLY [all]                  a regular expression: only the tests it matches ("hello 1", "hello 8",
+#                               "pingpong 1", "pingpong 4", "pingpong 64", "rate 16"), e.g. ONLY=rate
 #   RESULTS_FILE [$BIN/compare-results.txt]  RESULT/MEM/INFO/FAIL lines; in the VM it must lie
 #                               in a directory shared with -w
 #   JAVA_SERVER_* : see java-server.sh
@@ -195,7 +197,10 @@ stop_servers() {
   tail -n 3 "$LOG/java.log" | sed 's/^/INFO java log tail: /'
 }
 
-TESTS=("hello 1" "hello 8" "pingpong 1" "pingpong 4" "pingpong 64" "rate $RATE_CLIENTS")
+TESTS=()
+for test in "hello 1" "hello 8" "pingpong 1" "pingpong 4" "pingpong 64" "rate $RATE_CLIENTS"; do
+  [[ "$test" =~ ${ONLY:-.} ]] && TESTS+=("$test")
+done
 
 main() {
   echo "== kernel $(uname -r), $(nproc) vCPU, $(awk '/MemTotal/{print int($2/1024)}' /proc/meminfo) MiB, addr $ADDR, rounds $ROUNDS"
