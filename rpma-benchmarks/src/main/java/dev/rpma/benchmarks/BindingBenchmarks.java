@@ -45,7 +45,7 @@ public final class BindingBenchmarks {
     /** What runs on any machine with librpma installed. */
     static final String HOST_BENCHMARKS = "binding\\.(ControlCallBenchmark|CompletionQueueProxyBenchmark)\\.";
 
-    /** The typed layer may add at most this much to the raw call (issue 2). */
+    /** The target: the typed layer adds at most this fraction to the raw call's time. */
     static final double TARGET_OVERHEAD = 0.20;
 
     private BindingBenchmarks() {

@@ -21,7 +21,7 @@ public final class BindingCheck {
     private static final com.sun.management.ThreadMXBean THREADS = (com.sun.management.ThreadMXBean) ManagementFactory
             .getThreadMXBean();
 
-    /** The typed layer may add at most this much to the raw call (issue 2). */
+    /** The target: a typed call takes at most this multiple of the raw call's time. */
     private static final double TARGET = 1.20;
 
     /** Runs {@code calls} calls of one variant; each block is its own class, so its inner call stays monomorphic. */
@@ -137,7 +137,7 @@ public final class BindingCheck {
      */
     private static boolean compare(String name, int calls, int pairs, Block typed, Block raw) {
         long sink = 0;
-        // as long as the measurement: in the soft-RoCE VM the JIT needs it
+        // a warm-up as long as the measurement: under software emulation the JIT takes that long to settle
         for (int i = 0; i < pairs; i++) {
             sink += typed.run(calls) + raw.run(calls);
         }

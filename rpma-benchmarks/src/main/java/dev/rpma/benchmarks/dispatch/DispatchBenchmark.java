@@ -39,7 +39,7 @@ import dev.rpma.spring.annotation.RpmaHandlerBeanPostProcessor;
 import dev.rpma.spring.annotation.RpmaHandlerRegistry;
 
 /**
- * The dispatch path of the starter over the scripted fake native layer (issue 3): how many
+ * The dispatch path of the starter over the scripted fake native layer: how many
  * connection requests per second get from {@code rpma_ep_next_conn_req} returning to their handler
  * being invoked, the dispatch latency (that return to that invocation), and the bytes allocated
  * per request; and the same for bare loops, a single thread that calls the fake's
@@ -92,7 +92,7 @@ public final class DispatchBenchmark {
 
     private static final String NAME = "bench";
 
-    /** Issue 3: the starter reaches at least this share of the bare loop's throughput. */
+    /** The target: the starter reaches at least this share of the bare loop's throughput. */
     static final double TARGET_THROUGHPUT_RATIO = 0.80;
 
     /**
@@ -102,7 +102,7 @@ public final class DispatchBenchmark {
      */
     static final int SATURATED_QUEUE_CAPACITY = 4000;
 
-    /** Issue 3: p99 dispatch latency below this. */
+    /** The target: p99 dispatch latency below this. */
     static final long TARGET_P99_NANOS = TimeUnit.MICROSECONDS.toNanos(50);
 
     private static final long TIMEOUT_NANOS = TimeUnit.SECONDS.toNanos(60);
