@@ -6,7 +6,10 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
+import org.jspecify.annotations.Nullable;
+
 import org.springframework.boot.context.properties.ConfigurationProperties;
+import org.springframework.boot.context.properties.bind.DefaultValue;
 import org.springframework.util.unit.DataSize;
 
 import dev.rpma.jna.MemoryUsage;
@@ -20,7 +23,10 @@ import dev.rpma.server.RpmaWireMode;
  *
  * <p>Long because every property group (acceptor, messages, limits, connection, event loops,
  * regions, shutdown) is a nested class here, as Spring Boot's own properties classes do, so that
- * the configuration metadata carries each property with its description and default.
+ * the configuration metadata carries each property with its description and default. The starter's
+ * defaults are the fields' initial values (tests hold them equal to the core's, which an application
+ * without Spring gets); a named endpoint's groups are records whose null components mark what the
+ * endpoint inherits, which a field with a default could not tell.
  */
 @ConfigurationProperties("rpma.server")
 public class RpmaProperties {
@@ -31,10 +37,10 @@ public class RpmaProperties {
     private boolean enabled = true;
 
     /**
-     * IP address of the RDMA-capable interface to listen on. Loopback and wildcard addresses do not
-     * work with RDMA.
+     * IP address of the RDMA-capable interface to listen on; required. Loopback and wildcard addresses
+     * do not work with RDMA.
      */
-    private String address;
+    private @Nullable String address;
 
     /**
      * Port of the RDMA connection manager service.
@@ -59,7 +65,8 @@ public class RpmaProperties {
     private final EventLoops eventLoops = new EventLoops();
 
     /**
-     * More endpoints by name; settings they leave unset are taken from the default endpoint.
+     * More endpoints, by name, each with its own port; a property a named endpoint leaves unset is taken
+     * from the same property under rpma.server, except acceptor.inline-handler.
      */
     private final Map<String, Endpoint> endpoints = new LinkedHashMap<>();
 
@@ -77,11 +84,11 @@ public class RpmaProperties {
         this.enabled = enabled;
     }
 
-    public String getAddress() {
+    public @Nullable String getAddress() {
         return this.address;
     }
 
-    public void setAddress(String address) {
+    public void setAddress(@Nullable String address) {
         this.address = address;
     }
 
@@ -134,74 +141,74 @@ public class RpmaProperties {
     }
 
     /**
-     * Queue sizes and timeouts of each accepted connection. Unset values of a named endpoint come from
-     * the default endpoint's; else, for an endpoint with message handlers, the sizes its slots need, and
-     * librpma's defaults otherwise.
+     * Queue sizes and timeouts of each accepted connection, passed to librpma.
      */
     public static class Connection {
 
         /**
-         * Completion queue size, at least 1; with message handlers at least receive-slots + send-slots
-         * (default: that sum, or librpma's 10).
+         * Completion queue size, at least 1, and at least receive-slots + send-slots on an endpoint with
+         * message handlers. Unset: that sum on an endpoint with message handlers, else librpma's default of 10.
          */
-        private Integer cqSize;
+        private @Nullable Integer cqSize;
 
         /**
          * Receive completion queue size; 0 completes receives on the main completion queue, which an endpoint
-         * with message handlers needs (librpma's default: 0).
+         * with message handlers needs.
          */
-        private Integer rcqSize;
+        private int rcqSize = 0;
 
         /**
-         * Send queue size; with message handlers at least send-slots (default: send-slots, or librpma's 10).
+         * Send queue size, at least send-slots on an endpoint with message handlers. Unset: send-slots on an
+         * endpoint with message handlers, else librpma's default of 10.
          */
-        private Integer sqSize;
+        private @Nullable Integer sqSize;
 
         /**
-         * Receive queue size; with message handlers at least receive-slots (default: receive-slots, or
-         * librpma's 10).
+         * Receive queue size, at least receive-slots on an endpoint with message handlers. Unset: receive-slots
+         * on an endpoint with message handlers, else librpma's default of 10.
          */
-        private Integer rqSize;
+        private @Nullable Integer rqSize;
 
         /**
-         * Connection set-up timeout (librpma's default: 1000ms; used by the client side).
+         * Connection set-up timeout; librpma applies it on the client side only.
          */
-        private Duration timeout;
+        private Duration timeout = Duration.ofSeconds(1);
 
         /**
-         * Whether the main and receive completion queues share one completion channel (librpma's default: false).
+         * Whether the main and receive completion queues share one completion channel; must stay false on an
+         * endpoint with a shared receive queue.
          */
-        private Boolean sharedCompletionChannel;
+        private boolean sharedCompletionChannel = false;
 
-        public Integer getCqSize() {
+        public @Nullable Integer getCqSize() {
             return this.cqSize;
         }
 
-        public void setCqSize(Integer cqSize) {
+        public void setCqSize(@Nullable Integer cqSize) {
             this.cqSize = cqSize;
         }
 
-        public Integer getRcqSize() {
+        public int getRcqSize() {
             return this.rcqSize;
         }
 
-        public void setRcqSize(Integer rcqSize) {
+        public void setRcqSize(int rcqSize) {
             this.rcqSize = rcqSize;
         }
 
-        public Integer getSqSize() {
+        public @Nullable Integer getSqSize() {
             return this.sqSize;
         }
 
-        public void setSqSize(Integer sqSize) {
+        public void setSqSize(@Nullable Integer sqSize) {
             this.sqSize = sqSize;
         }
 
-        public Integer getRqSize() {
+        public @Nullable Integer getRqSize() {
             return this.rqSize;
         }
 
-        public void setRqSize(Integer rqSize) {
+        public void setRqSize(@Nullable Integer rqSize) {
             this.rqSize = rqSize;
         }
 
@@ -213,86 +220,85 @@ public class RpmaProperties {
             this.timeout = timeout;
         }
 
-        public Boolean getSharedCompletionChannel() {
+        public boolean isSharedCompletionChannel() {
             return this.sharedCompletionChannel;
         }
 
-        public void setSharedCompletionChannel(Boolean sharedCompletionChannel) {
+        public void setSharedCompletionChannel(boolean sharedCompletionChannel) {
             this.sharedCompletionChannel = sharedCompletionChannel;
         }
     }
 
     /**
-     * How the acceptor hands requests to the handlers. Unset values of a named endpoint come from the
-     * default endpoint's, else from the defaults below.
+     * How an endpoint's acceptor hands connection requests to the connection handler.
      */
     public static class Acceptor {
 
         /**
-         * Requests waiting for a handler thread, at most 4096; further requests are rejected at once
-         * (default: 64).
+         * Connection requests waiting for a handler thread, at most 4096; further requests are rejected at
+         * once as 'queue-full'.
          */
-        private Integer queueCapacity;
+        private int queueCapacity = 64;
 
         /**
-         * Handler threads, i.e. requests handled at once (default: 4).
+         * Handler threads, that is, connection requests handled at once.
          */
-        private Integer handlerThreads;
+        private int handlerThreads = 4;
 
         /**
-         * Time a handler has to connect or reject a request before it is rejected (default: 5s).
+         * Time a handler has to connect or reject a connection request before the request is rejected.
          */
-        private Duration requestDeadline;
+        private Duration requestDeadline = Duration.ofSeconds(5);
 
         /**
-         * Longest wait between two looks at the endpoint when no event wakes the acceptor (default: 1s).
+         * Longest wait between two looks at the endpoint when no event wakes the acceptor.
          */
-        private Duration pollInterval;
+        private Duration pollInterval = Duration.ofSeconds(1);
 
         /**
-         * Transient errors in a row (provider errors, out of memory) after which the endpoint is given up
-         * (default: 10).
+         * Transient errors in a row (provider errors, out of memory) after which the endpoint is given up.
          */
-        private Integer maxConsecutiveErrors;
+        private int maxConsecutiveErrors = 10;
 
         /**
-         * Whether the endpoint's handler runs on the acceptor thread instead of a handler thread, which
-         * saves two thread hand-offs per connection. Only for handlers that connect or reject at once and
-         * never block: a blocked handler stops the endpoint's event loop. Queue capacity and handler threads
-         * then do not apply. Not inherited by named endpoints.
+         * Whether the connection handler runs on the acceptor thread instead of a handler thread (queue-capacity
+         * and handler-threads then do not apply), saving two thread hand-offs per connection; only for a handler
+         * that connects or rejects at once and never blocks, since a blocked handler stops the endpoint from
+         * accepting. Not inherited by named endpoints, because it is a promise about one endpoint's handler: that
+         * it never blocks.
          */
-        private boolean inlineHandler;
+        private boolean inlineHandler = false;
 
         /**
-         * Whether the handler threads run under Linux's SCHED_BATCH scheduling policy: a handler thread woken
-         * for a request then never preempts the acceptor thread on its CPU, and keeps its nice value and CPU
-         * share (default: true). Where the policy cannot be set (a seccomp profile that forbids
-         * sched_setscheduler), the threads keep the default policy and a warning is logged.
+         * Whether handler threads run under Linux's SCHED_BATCH policy, so that a handler thread woken for a
+         * request waits for a CPU instead of interrupting the acceptor, which goes on taking requests on a host
+         * with few CPUs. Where the policy is not allowed (a seccomp profile that forbids sched_setscheduler),
+         * the threads keep the default policy and a warning is logged; set it to false not to try.
          */
-        private Boolean handlerBatchScheduling;
+        private boolean handlerBatchScheduling = true;
 
         /**
-         * How many times an idle handler thread looks for the next request, yielding its CPU between looks,
-         * before it parks (default: 256, about 0.1 ms on a current x86 server). A thread still looking when
-         * a request comes needs no wake-up from the acceptor; a thread whose looks found nothing looks half
-         * as many times the next time, so an idle server spends nothing on them, while one that gets requests
-         * faster than the looks last may keep every handler thread looking. 0 parks at once.
+         * How many times an idle handler thread looks for the next connection request before it sleeps (256
+         * take about 0.1 ms on a current x86 server): a thread still looking when a request comes takes it
+         * without being woken, which speeds up bursts of requests at the cost of CPU time, and a thread whose
+         * looks found nothing looks half as many times the next time, so an idle server spends none. 0 sleeps
+         * at once, for a host where CPU time matters more than connection rate.
          */
-        private Integer handlerSpinLooks;
+        private int handlerSpinLooks = 256;
 
-        public Integer getQueueCapacity() {
+        public int getQueueCapacity() {
             return this.queueCapacity;
         }
 
-        public void setQueueCapacity(Integer queueCapacity) {
+        public void setQueueCapacity(int queueCapacity) {
             this.queueCapacity = queueCapacity;
         }
 
-        public Integer getHandlerThreads() {
+        public int getHandlerThreads() {
             return this.handlerThreads;
         }
 
-        public void setHandlerThreads(Integer handlerThreads) {
+        public void setHandlerThreads(int handlerThreads) {
             this.handlerThreads = handlerThreads;
         }
 
@@ -312,11 +318,11 @@ public class RpmaProperties {
             this.pollInterval = pollInterval;
         }
 
-        public Integer getMaxConsecutiveErrors() {
+        public int getMaxConsecutiveErrors() {
             return this.maxConsecutiveErrors;
         }
 
-        public void setMaxConsecutiveErrors(Integer maxConsecutiveErrors) {
+        public void setMaxConsecutiveErrors(int maxConsecutiveErrors) {
             this.maxConsecutiveErrors = maxConsecutiveErrors;
         }
 
@@ -328,78 +334,75 @@ public class RpmaProperties {
             this.inlineHandler = inlineHandler;
         }
 
-        public Boolean getHandlerBatchScheduling() {
+        public boolean isHandlerBatchScheduling() {
             return this.handlerBatchScheduling;
         }
 
-        public void setHandlerBatchScheduling(Boolean handlerBatchScheduling) {
+        public void setHandlerBatchScheduling(boolean handlerBatchScheduling) {
             this.handlerBatchScheduling = handlerBatchScheduling;
         }
 
-        public Integer getHandlerSpinLooks() {
+        public int getHandlerSpinLooks() {
             return this.handlerSpinLooks;
         }
 
-        public void setHandlerSpinLooks(Integer handlerSpinLooks) {
+        public void setHandlerSpinLooks(int handlerSpinLooks) {
             this.handlerSpinLooks = handlerSpinLooks;
         }
     }
 
     /**
-     * The messages of an endpoint's sessions, when it has @RpmaMessageHandler methods. Unset values of a
-     * named endpoint come from the default endpoint's, else from the defaults below.
+     * The messages of an endpoint's sessions, when the endpoint has @RpmaMessageHandler methods.
      */
     public static class Messages {
 
         /**
-         * How messages travel: 'raw' (one message per receive, as clients written against librpma alone send
-         * them; one message handler) or 'framed' (the starter's framing: routes, correlated replies, credits)
-         * (default: framed).
+         * How messages travel: 'framed' (the starter's framing: routes, correlated replies, credits) or 'raw'
+         * (one message per receive, as clients written against librpma alone send them; one message handler).
          */
-        private RpmaWireMode mode;
+        private RpmaWireMode mode = RpmaWireMode.FRAMED;
 
         /**
-         * Receives posted per session: the most messages a client may have in flight towards the server
-         * (default: 8).
+         * Receives posted per session, which is the most messages a client may have in flight towards the
+         * server; at least 3 in framed mode, at most 4096.
          */
-        private Integer receiveSlots;
+        private int receiveSlots = 8;
 
         /**
-         * Messages a session has in flight towards its client, at most 64; more wait in its send queue
-         * (default: 8).
+         * Messages a session has in flight towards its client, at most 64; more wait in its send queue.
          */
-        private Integer sendSlots;
+        private int sendSlots = 8;
 
         /**
-         * Largest message (its payload, in framed mode); a larger one ends its session (default: 4096).
+         * Largest message in bytes (its payload, in framed mode); a larger one ends its session.
          */
-        private Integer maxMessageSize;
+        private int maxMessageSize = 4096;
 
         /**
          * Where message handlers run: 'loop' (on the session's event loop; they must not block) or 'pool' (on
-         * the endpoint's message threads, for handlers that block) (default: loop).
+         * the endpoint's message threads, for handlers that block).
          */
-        private RpmaMessageDispatch dispatch;
+        private RpmaMessageDispatch dispatch = RpmaMessageDispatch.LOOP;
 
         /**
-         * Message threads of the endpoint when dispatch is 'pool' (default: 4).
+         * Message threads of the endpoint when dispatch is 'pool'.
          */
-        private Integer dispatchThreads;
+        private int dispatchThreads = 4;
 
         /**
          * Messages a session may have waiting for a send slot or credits; one more ends the session as too
-         * slow a client (default: 1024).
+         * slow a client.
          */
-        private Integer sendQueueLimit;
+        private int sendQueueLimit = 1024;
 
         /**
-         * Slots of a shared receive queue per event loop, through which all the endpoint's sessions on that
-         * loop receive, in raw mode only; 0 gives each session receive-slots receives of its own. A shared
-         * queue serves many concurrent clients with less memory and CPU, one client with a longer round trip
-         * (see docs/performance.md); receive-slots then bounds the messages of one session waiting for the
-         * message pool (default: 0).
+         * Slots of one receive queue per event loop that all the endpoint's sessions on that loop share, in raw
+         * mode only; 0 gives each session receive-slots receives of its own, and with a shared queue
+         * receive-slots instead caps one session's messages waiting for a message thread. A shared queue serves
+         * many concurrent clients with less memory and CPU but one client with a longer round trip, as the
+         * performance page of the documentation shows.
          */
-        private Integer sharedReceiveSlots;
+        private int sharedReceiveSlots = 0;
 
         public RpmaWireMode getMode() {
             return this.mode;
@@ -409,27 +412,27 @@ public class RpmaProperties {
             this.mode = mode;
         }
 
-        public Integer getReceiveSlots() {
+        public int getReceiveSlots() {
             return this.receiveSlots;
         }
 
-        public void setReceiveSlots(Integer receiveSlots) {
+        public void setReceiveSlots(int receiveSlots) {
             this.receiveSlots = receiveSlots;
         }
 
-        public Integer getSendSlots() {
+        public int getSendSlots() {
             return this.sendSlots;
         }
 
-        public void setSendSlots(Integer sendSlots) {
+        public void setSendSlots(int sendSlots) {
             this.sendSlots = sendSlots;
         }
 
-        public Integer getMaxMessageSize() {
+        public int getMaxMessageSize() {
             return this.maxMessageSize;
         }
 
-        public void setMaxMessageSize(Integer maxMessageSize) {
+        public void setMaxMessageSize(int maxMessageSize) {
             this.maxMessageSize = maxMessageSize;
         }
 
@@ -441,54 +444,52 @@ public class RpmaProperties {
             this.dispatch = dispatch;
         }
 
-        public Integer getDispatchThreads() {
+        public int getDispatchThreads() {
             return this.dispatchThreads;
         }
 
-        public void setDispatchThreads(Integer dispatchThreads) {
+        public void setDispatchThreads(int dispatchThreads) {
             this.dispatchThreads = dispatchThreads;
         }
 
-        public Integer getSendQueueLimit() {
+        public int getSendQueueLimit() {
             return this.sendQueueLimit;
         }
 
-        public void setSendQueueLimit(Integer sendQueueLimit) {
+        public void setSendQueueLimit(int sendQueueLimit) {
             this.sendQueueLimit = sendQueueLimit;
         }
 
-        public Integer getSharedReceiveSlots() {
+        public int getSharedReceiveSlots() {
             return this.sharedReceiveSlots;
         }
 
-        public void setSharedReceiveSlots(Integer sharedReceiveSlots) {
+        public void setSharedReceiveSlots(int sharedReceiveSlots) {
             this.sharedReceiveSlots = sharedReceiveSlots;
         }
     }
 
     /**
-     * What one endpoint takes at most. Unset values of a named endpoint come from the default endpoint's,
-     * else from the defaults below.
+     * What one endpoint takes at most.
      */
     public static class Limits {
 
         /**
-         * Connections at once, counting requests being decided; past it requests are rejected as 'capacity'
-         * (default: 1024).
+         * Connections at once, counting requests being decided; past it, requests are rejected as 'capacity'.
          */
-        private Integer maxConnections;
+        private int maxConnections = 1024;
 
         /**
-         * Time without a message after which a session is disconnected; 0 never (default: 0). Clients
-         * that only read or write the exposed memory send no messages.
+         * Time without a message after which a session is disconnected; 0 never. Clients that only read or
+         * write the exposed memory send no messages, so keep it 0 on their endpoint.
          */
-        private Duration idleTimeout;
+        private Duration idleTimeout = Duration.ZERO;
 
-        public Integer getMaxConnections() {
+        public int getMaxConnections() {
             return this.maxConnections;
         }
 
-        public void setMaxConnections(Integer maxConnections) {
+        public void setMaxConnections(int maxConnections) {
             this.maxConnections = maxConnections;
         }
 
@@ -501,17 +502,19 @@ public class RpmaProperties {
         }
     }
 
-    /** The event loops that serve every endpoint's sessions. */
+    /**
+     * The event loops that serve the sessions of every endpoint.
+     */
     public static class EventLoops {
 
         /**
-         * How many; 0 sizes them for the machine (one per two CPUs, at least one).
+         * How many event loops the server runs; 0 sizes them for the machine (one per two CPUs, at least one).
          */
         private int count = 0;
 
         /**
-         * How long a loop keeps polling its sessions' completion queues after work before it sleeps; lower
-         * latency for a CPU kept busy meanwhile. 0 sleeps at once.
+         * How long a loop keeps polling its sessions' completion queues after work before it sleeps: lower
+         * latency, for a CPU kept busy meanwhile. 0 sleeps at once.
          */
         private Duration busyPoll = Duration.ofNanos(50_000);
 
@@ -532,29 +535,34 @@ public class RpmaProperties {
         }
     }
 
-    /** Memory exposed to clients. */
+    /**
+     * Memory exposed to clients, registered when the server starts and deregistered when it stops.
+     */
     public static class Region {
 
         /**
-         * Size of the region; the application fills it through the RpmaRegions bean.
+         * Size of the region, from 1 byte to 2GB; required. The application fills it through the RpmaRegions
+         * bean.
          */
-        private DataSize size;
+        private @Nullable DataSize size;
 
         /**
-         * What clients may do with it: read-src, write-dst, flush-type-visibility, flush-type-persistent.
+         * What clients may do with the region: any of read-src, write-dst, flush-type-visibility,
+         * flush-type-persistent.
          */
         private List<MemoryUsage> usage = new ArrayList<>(List.of(MemoryUsage.READ_SRC));
 
         /**
-         * The endpoints whose connections may reach it; empty: all.
+         * Names of the endpoints whose connections may reach the region ('default' for rpma.server's own);
+         * empty: all.
          */
         private List<String> endpoints = new ArrayList<>();
 
-        public DataSize getSize() {
+        public @Nullable DataSize getSize() {
             return this.size;
         }
 
-        public void setSize(DataSize size) {
+        public void setSize(@Nullable DataSize size) {
             this.size = size;
         }
 
@@ -575,7 +583,9 @@ public class RpmaProperties {
         }
     }
 
-    /** Graceful shutdown. */
+    /**
+     * Graceful shutdown.
+     */
     public static class Shutdown {
 
         /**
@@ -593,57 +603,59 @@ public class RpmaProperties {
         }
     }
 
-    /** A named endpoint. */
-    public static class Endpoint {
+    /**
+     * An endpoint besides the one configured under rpma.server itself. Its groups hold only what the
+     * endpoint sets; what they leave null has the value of the same property under rpma.server.
+     *
+     * @param address IP address to listen on; rpma.server.address when unset.
+     * @param port Port to listen on; required, and no other endpoint may listen on the same address and port.
+     * @param connection Any property of rpma.server.connection, for this endpoint alone; each one left unset has
+     *     its value under rpma.server.
+     * @param acceptor Any property of rpma.server.acceptor, for this endpoint alone; each one left unset has its
+     *     value under rpma.server, except inline-handler, which is false unless set here.
+     * @param messages Any property of rpma.server.messages, for this endpoint alone; each one left unset has its
+     *     value under rpma.server.
+     * @param limits Any property of rpma.server.limits, for this endpoint alone; each one left unset has its value
+     *     under rpma.server.
+     */
+    public record Endpoint(@Nullable String address, @Nullable Integer port,
+            @DefaultValue EndpointConnection connection, @DefaultValue EndpointAcceptor acceptor,
+            @DefaultValue EndpointMessages messages, @DefaultValue EndpointLimits limits) {
 
-        /**
-         * IP address to listen on; the default endpoint's when unset.
-         */
-        private String address;
+        /** Sets nothing of its own: the default endpoint, whose values are the server groups'. */
+        static final Endpoint NOTHING_SET = new Endpoint(null, null,
+                new EndpointConnection(null, null, null, null, null, null),
+                new EndpointAcceptor(null, null, null, null, null, false, null, null),
+                new EndpointMessages(null, null, null, null, null, null, null, null), new EndpointLimits(null, null));
+    }
 
-        /**
-         * Port to listen on.
-         */
-        private Integer port;
+    /**
+     * A named endpoint's own {@link Connection} values; null where it inherits.
+     */
+    public record EndpointConnection(@Nullable Integer cqSize, @Nullable Integer rcqSize, @Nullable Integer sqSize,
+            @Nullable Integer rqSize, @Nullable Duration timeout, @Nullable Boolean sharedCompletionChannel) {
+    }
 
-        private final Connection connection = new Connection();
+    /**
+     * A named endpoint's own {@link Acceptor} values; null where it inherits, except {@code inlineHandler},
+     * which is never inherited.
+     */
+    public record EndpointAcceptor(@Nullable Integer queueCapacity, @Nullable Integer handlerThreads,
+            @Nullable Duration requestDeadline, @Nullable Duration pollInterval, @Nullable Integer maxConsecutiveErrors,
+            boolean inlineHandler, @Nullable Boolean handlerBatchScheduling, @Nullable Integer handlerSpinLooks) {
+    }
 
-        private final Acceptor acceptor = new Acceptor();
+    /**
+     * A named endpoint's own {@link Messages} values; null where it inherits.
+     */
+    public record EndpointMessages(@Nullable RpmaWireMode mode, @Nullable Integer receiveSlots,
+            @Nullable Integer sendSlots, @Nullable Integer maxMessageSize, @Nullable RpmaMessageDispatch dispatch,
+            @Nullable Integer dispatchThreads, @Nullable Integer sendQueueLimit, @Nullable Integer sharedReceiveSlots) {
+    }
 
-        private final Messages messages = new Messages();
-
-        private final Limits limits = new Limits();
-
-        public String getAddress() {
-            return this.address;
-        }
-
-        public void setAddress(String address) {
-            this.address = address;
-        }
-
-        public Integer getPort() {
-            return this.port;
-        }
-
-        public void setPort(Integer port) {
-            this.port = port;
-        }
-
-        public Connection getConnection() {
-            return this.connection;
-        }
-
-        public Acceptor getAcceptor() {
-            return this.acceptor;
-        }
-
-        public Messages getMessages() {
-            return this.messages;
-        }
-
-        public Limits getLimits() {
-            return this.limits;
-        }
+    /**
+     * A named endpoint's own {@link Limits} values; null where it inherits.
+     */
+    public record EndpointLimits(@Nullable Integer maxConnections, @Nullable Duration idleTimeout) {
     }
 }

@@ -10,7 +10,8 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.function.Function;
+
+import org.jspecify.annotations.Nullable;
 
 import dev.rpma.jna.MemoryUsage;
 import dev.rpma.server.RpmaEndpointSettings;
@@ -22,9 +23,10 @@ import dev.rpma.server.loop.RpmaEventLoopGroup;
 
 /**
  * Turns {@link RpmaProperties} (and the application's {@link RpmaRegionDefinition} beans) into
- * validated {@link RpmaServerSettings}: the endpoints, the default one first, each inheriting what it
- * leaves unset from the default endpoint, then the defaults of the core's settings; the event loops;
- * the regions. Every invalid value fails with {@link InvalidRpmaPropertyException} naming the property.
+ * validated {@link RpmaServerSettings}: the endpoints, the default one first with the values of the
+ * {@code rpma.server} groups, each named one with its own values where it sets them and those
+ * groups' values elsewhere; the event loops; the regions. Every invalid value fails with
+ * {@link InvalidRpmaPropertyException} naming the property.
  */
 final class RpmaServerSettingsFactory {
 
@@ -54,8 +56,8 @@ final class RpmaServerSettingsFactory {
     private static List<RpmaEndpointSettings> endpoints(RpmaProperties properties) {
         List<RpmaEndpointSettings> settings = new ArrayList<>();
         settings.add(endpoint("rpma.server", RpmaEndpointSettings.DEFAULT_ENDPOINT, properties.getAddress(),
-                properties.getPort(), properties.getAcceptor(), properties.getMessages(), properties.getLimits(),
-                new RpmaProperties.Acceptor(), new RpmaProperties.Messages(), new RpmaProperties.Limits()));
+                properties.getPort(), RpmaProperties.Endpoint.NOTHING_SET, properties.getAcceptor().isInlineHandler(),
+                properties));
         Set<String> addresses = new HashSet<>();
         addresses.add(settings.get(0).address() + ":" + settings.get(0).port());
         for (Map.Entry<String, RpmaProperties.Endpoint> entry : properties.getEndpoints().entrySet()) {
@@ -66,13 +68,13 @@ final class RpmaServerSettingsFactory {
                         + " under rpma.server itself; choose another name");
             }
             RpmaProperties.Endpoint endpoint = entry.getValue();
-            if (endpoint.getPort() == null) {
+            if (endpoint.port() == null) {
                 throw new InvalidRpmaPropertyException(prefix + ".port", null, "each named endpoint needs its own port");
             }
-            String address = (endpoint.getAddress() != null) ? endpoint.getAddress() : properties.getAddress();
-            RpmaEndpointSettings named = endpoint(prefix, name, address, endpoint.getPort(), endpoint.getAcceptor(),
-                    endpoint.getMessages(), endpoint.getLimits(), properties.getAcceptor(), properties.getMessages(),
-                    properties.getLimits());
+            // not inherited: it is a promise about one endpoint's handler, that it never blocks
+            boolean inline = endpoint.acceptor().inlineHandler();
+            RpmaEndpointSettings named = endpoint(prefix, name, inherit(endpoint.address(), properties.getAddress()),
+                    endpoint.port(), endpoint, inline, properties);
             if (!addresses.add(named.address() + ":" + named.port())) {
                 throw new InvalidRpmaPropertyException(prefix + ".port", named.port(), "another endpoint already listens on "
                         + named.address() + ":" + named.port());
@@ -82,52 +84,47 @@ final class RpmaServerSettingsFactory {
         return settings;
     }
 
-    private static RpmaEndpointSettings endpoint(String prefix, String name, String address, int port,
-            RpmaProperties.Acceptor acceptor, RpmaProperties.Messages messages, RpmaProperties.Limits limits,
-            RpmaProperties.Acceptor inheritedAcceptor, RpmaProperties.Messages inheritedMessages,
-            RpmaProperties.Limits inheritedLimits) {
+    private static RpmaEndpointSettings endpoint(String prefix, String name, @Nullable String address, int port,
+            RpmaProperties.Endpoint own, boolean inlineHandler, RpmaProperties server) {
         RpmaAddresses.validate(prefix + ".address", address);
         if (port < 1 || port > 65535) {
             throw new InvalidRpmaPropertyException(prefix + ".port", port, "must be between 1 and 65535");
         }
-        return new RpmaEndpointSettings(name, address.trim(), port, acceptor(prefix, acceptor, inheritedAcceptor),
-                messages(prefix, messages, inheritedMessages), limits(prefix, limits, inheritedLimits));
+        return new RpmaEndpointSettings(name, address.trim(), port,
+                acceptor(prefix, own.acceptor(), inlineHandler, server.getAcceptor()),
+                messages(prefix, own.messages(), server.getMessages()), limits(prefix, own.limits(), server.getLimits()));
     }
 
-    private static RpmaEndpointSettings.Acceptor acceptor(String prefix, RpmaProperties.Acceptor own,
-            RpmaProperties.Acceptor inherited) {
-        RpmaEndpointSettings.Acceptor defaults = RpmaEndpointSettings.Acceptor.DEFAULTS;
-        int queueCapacity = pick(own, inherited, RpmaProperties.Acceptor::getQueueCapacity, defaults.queueCapacity());
+    private static RpmaEndpointSettings.Acceptor acceptor(String prefix, RpmaProperties.EndpointAcceptor own,
+            boolean inlineHandler, RpmaProperties.Acceptor server) {
+        int queueCapacity = inherit(own.queueCapacity(), server.getQueueCapacity());
         positive(prefix + ".acceptor.queue-capacity", queueCapacity);
         if (queueCapacity > RpmaEndpointSettings.Acceptor.MAX_QUEUE_CAPACITY) {
             throw new InvalidRpmaPropertyException(prefix + ".acceptor.queue-capacity", queueCapacity, "must be at most "
                     + RpmaEndpointSettings.Acceptor.MAX_QUEUE_CAPACITY);
         }
-        int handlerThreads = pick(own, inherited, RpmaProperties.Acceptor::getHandlerThreads, defaults.handlerThreads());
+        int handlerThreads = inherit(own.handlerThreads(), server.getHandlerThreads());
         positive(prefix + ".acceptor.handler-threads", handlerThreads);
-        Duration deadline = pick(own, inherited, RpmaProperties.Acceptor::getRequestDeadline, defaults.requestDeadline());
+        Duration deadline = inherit(own.requestDeadline(), server.getRequestDeadline());
         positive(prefix + ".acceptor.request-deadline", deadline);
-        Duration pollInterval = pick(own, inherited, RpmaProperties.Acceptor::getPollInterval, defaults.pollInterval());
+        Duration pollInterval = inherit(own.pollInterval(), server.getPollInterval());
         positive(prefix + ".acceptor.poll-interval", pollInterval);
-        int maxErrors = pick(own, inherited, RpmaProperties.Acceptor::getMaxConsecutiveErrors,
-                defaults.maxConsecutiveErrors());
+        int maxErrors = inherit(own.maxConsecutiveErrors(), server.getMaxConsecutiveErrors());
         positive(prefix + ".acceptor.max-consecutive-errors", maxErrors);
-        boolean batch = pick(own, inherited, RpmaProperties.Acceptor::getHandlerBatchScheduling, defaults.batchScheduling());
-        int spinLooks = pick(own, inherited, RpmaProperties.Acceptor::getHandlerSpinLooks, defaults.spinLooks());
+        boolean batch = inherit(own.handlerBatchScheduling(), server.isHandlerBatchScheduling());
+        int spinLooks = inherit(own.handlerSpinLooks(), server.getHandlerSpinLooks());
         if (spinLooks < 0) {
             throw new InvalidRpmaPropertyException(prefix + ".acceptor.handler-spin-looks", spinLooks,
                     "must be at least 0 (0 parks an idle handler thread at once)");
         }
-        // not inherited: it is a promise about one endpoint's handler, that it never blocks
         return new RpmaEndpointSettings.Acceptor(queueCapacity, handlerThreads, deadline, pollInterval, maxErrors,
-                own.isInlineHandler(), batch, spinLooks);
+                inlineHandler, batch, spinLooks);
     }
 
-    private static RpmaEndpointSettings.Messages messages(String prefix, RpmaProperties.Messages own,
-            RpmaProperties.Messages inherited) {
-        RpmaEndpointSettings.Messages defaults = RpmaEndpointSettings.Messages.DEFAULTS;
-        RpmaWireMode mode = pick(own, inherited, RpmaProperties.Messages::getMode, defaults.mode());
-        int receiveSlots = pick(own, inherited, RpmaProperties.Messages::getReceiveSlots, defaults.receiveSlots());
+    private static RpmaEndpointSettings.Messages messages(String prefix, RpmaProperties.EndpointMessages own,
+            RpmaProperties.Messages server) {
+        RpmaWireMode mode = inherit(own.mode(), server.getMode());
+        int receiveSlots = inherit(own.receiveSlots(), server.getReceiveSlots());
         positive(prefix + ".messages.receive-slots", receiveSlots);
         if (mode == RpmaWireMode.FRAMED && receiveSlots < RpmaEndpointSettings.Messages.MIN_FRAMED_RECEIVE_SLOTS) {
             throw new InvalidRpmaPropertyException(prefix + ".messages.receive-slots", receiveSlots, "must be at least "
@@ -137,22 +134,22 @@ final class RpmaServerSettingsFactory {
         if (receiveSlots > 4096) {
             throw new InvalidRpmaPropertyException(prefix + ".messages.receive-slots", receiveSlots, "must be at most 4096");
         }
-        int sendSlots = pick(own, inherited, RpmaProperties.Messages::getSendSlots, defaults.sendSlots());
+        int sendSlots = inherit(own.sendSlots(), server.getSendSlots());
         positive(prefix + ".messages.send-slots", sendSlots);
         if (sendSlots > 64) {
             throw new InvalidRpmaPropertyException(prefix + ".messages.send-slots", sendSlots, "must be at most 64");
         }
-        int maxMessageSize = pick(own, inherited, RpmaProperties.Messages::getMaxMessageSize, defaults.maxMessageSize());
+        int maxMessageSize = inherit(own.maxMessageSize(), server.getMaxMessageSize());
         positive(prefix + ".messages.max-message-size", maxMessageSize);
-        RpmaMessageDispatch dispatch = pick(own, inherited, RpmaProperties.Messages::getDispatch, defaults.dispatch());
-        int threads = pick(own, inherited, RpmaProperties.Messages::getDispatchThreads, defaults.dispatchThreads());
+        RpmaMessageDispatch dispatch = inherit(own.dispatch(), server.getDispatch());
+        int threads = inherit(own.dispatchThreads(), server.getDispatchThreads());
         positive(prefix + ".messages.dispatch-threads", threads);
-        int sendQueueLimit = pick(own, inherited, RpmaProperties.Messages::getSendQueueLimit, defaults.sendQueueLimit());
+        int sendQueueLimit = inherit(own.sendQueueLimit(), server.getSendQueueLimit());
         if (sendQueueLimit < 0) {
             throw new InvalidRpmaPropertyException(prefix + ".messages.send-queue-limit", sendQueueLimit,
                     "must be at least 0");
         }
-        int shared = pick(own, inherited, RpmaProperties.Messages::getSharedReceiveSlots, defaults.sharedReceiveSlots());
+        int shared = inherit(own.sharedReceiveSlots(), server.getSharedReceiveSlots());
         if (shared < 0 || shared > RpmaEndpointSettings.Messages.MAX_SHARED_RECEIVE_SLOTS) {
             throw new InvalidRpmaPropertyException(prefix + ".messages.shared-receive-slots", shared, "must be 0 (a"
                     + " session's receives are its own) to " + RpmaEndpointSettings.Messages.MAX_SHARED_RECEIVE_SLOTS);
@@ -166,12 +163,11 @@ final class RpmaServerSettingsFactory {
                 sendQueueLimit, shared);
     }
 
-    private static RpmaEndpointSettings.Limits limits(String prefix, RpmaProperties.Limits own,
-            RpmaProperties.Limits inherited) {
-        RpmaEndpointSettings.Limits defaults = RpmaEndpointSettings.Limits.DEFAULTS;
-        int maxConnections = pick(own, inherited, RpmaProperties.Limits::getMaxConnections, defaults.maxConnections());
+    private static RpmaEndpointSettings.Limits limits(String prefix, RpmaProperties.EndpointLimits own,
+            RpmaProperties.Limits server) {
+        int maxConnections = inherit(own.maxConnections(), server.getMaxConnections());
         positive(prefix + ".limits.max-connections", maxConnections);
-        Duration idle = pick(own, inherited, RpmaProperties.Limits::getIdleTimeout, defaults.idleTimeout());
+        Duration idle = inherit(own.idleTimeout(), server.getIdleTimeout());
         if (idle.isNegative()) {
             throw new InvalidRpmaPropertyException(prefix + ".limits.idle-timeout", idle, "must be 0 (never) or positive");
         }
@@ -215,12 +211,9 @@ final class RpmaServerSettingsFactory {
         return regions;
     }
 
-    private static <P, T> T pick(P own, P inherited, Function<P, T> getter, T fallback) {
-        T value = getter.apply(own);
-        if (value == null) {
-            value = getter.apply(inherited);
-        }
-        return (value != null) ? value : fallback;
+    /** A named endpoint's own value where it sets one, else the rpma.server group's. */
+    static <T> T inherit(@Nullable T own, T server) {
+        return (own != null) ? own : server;
     }
 
     private static void positive(String property, int value) {

@@ -1,10 +1,7 @@
 package dev.rpma.spring.boot.autoconfigure;
 
 import java.io.IOException;
-import java.io.InputStream;
-import java.net.URL;
-import java.nio.charset.StandardCharsets;
-import java.util.Collections;
+import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -12,8 +9,8 @@ import java.util.Map;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
-import org.springframework.boot.convert.DurationStyle;
-import org.springframework.boot.json.JsonParserFactory;
+import org.springframework.boot.convert.ApplicationConversionService;
+import org.springframework.util.ClassUtils;
 
 import dev.rpma.server.RpmaEndpointSettings;
 import dev.rpma.server.RpmaServerSettings;
@@ -31,20 +28,10 @@ class RpmaConfigurationMetadataTests {
     @BeforeAll
     @SuppressWarnings("unchecked")
     static void readMetadata() throws IOException {
-        for (URL url : Collections.list(RpmaConfigurationMetadataTests.class.getClassLoader()
-            .getResources("META-INF/spring-configuration-metadata.json"))) {
-            String json;
-            try (InputStream in = url.openStream()) {
-                json = new String(in.readAllBytes(), StandardCharsets.UTF_8);
-            }
-            Map<String, Object> metadata = JsonParserFactory.getJsonParser().parseMap(json);
-            List<Map<String, Object>> entries = (List<Map<String, Object>>) metadata.get("properties");
-            if (entries.stream().anyMatch((entry) -> "rpma.server.address".equals(entry.get("name")))) {
-                properties = new LinkedHashMap<>();
-                entries.forEach((entry) -> properties.put((String) entry.get("name"), entry));
-            }
-        }
-        assertThat(properties).as("generated metadata with rpma.server.address on the class path").isNotNull();
+        properties = new LinkedHashMap<>();
+        ((List<Map<String, Object>>) RpmaConfigurationReference.metadata().get("properties"))
+            .forEach((entry) -> properties.put((String) entry.get("name"), entry));
+        assertThat(properties).as("generated metadata").containsKey("rpma.server.address");
     }
 
     @Test
@@ -74,42 +61,92 @@ class RpmaConfigurationMetadataTests {
     }
 
     @Test
-    void defaultsAreThoseTheServerApplies() {
-        assertThat(properties.get("rpma.server.port").get("defaultValue")).isEqualTo(7204);
-        assertThat(properties.get("rpma.server.enabled").get("defaultValue")).isEqualTo(true);
-        assertThat(properties.get("rpma.server.shutdown.grace-period").get("defaultValue")).isEqualTo("20s");
-        // acceptor values are null fields so that named endpoints can inherit: their defaults are in the text
-        assertThat(description("rpma.server.acceptor.queue-capacity"))
-            .contains("(default: " + RpmaEndpointSettings.Acceptor.DEFAULT_QUEUE_CAPACITY + ")");
-        assertThat(description("rpma.server.acceptor.handler-threads"))
-            .contains("(default: " + RpmaEndpointSettings.Acceptor.DEFAULT_HANDLER_THREADS + ")");
-        assertThat(description("rpma.server.acceptor.request-deadline"))
-            .contains("(default: " + RpmaEndpointSettings.Acceptor.DEFAULT_REQUEST_DEADLINE.toSeconds() + "s)");
-        assertThat(description("rpma.server.acceptor.poll-interval"))
-            .contains("(default: " + RpmaEndpointSettings.Acceptor.DEFAULT_POLL_INTERVAL.toSeconds() + "s)");
-        assertThat(description("rpma.server.acceptor.max-consecutive-errors"))
-            .contains("(default: " + RpmaEndpointSettings.Acceptor.DEFAULT_MAX_CONSECUTIVE_ERRORS + ")");
-        assertThat(description("rpma.server.messages.receive-slots"))
-            .contains("(default: " + RpmaEndpointSettings.Messages.DEFAULT_RECEIVE_SLOTS + ")");
-        assertThat(description("rpma.server.messages.send-slots"))
-            .contains("(default: " + RpmaEndpointSettings.Messages.DEFAULT_SEND_SLOTS + ")");
-        assertThat(description("rpma.server.messages.max-message-size"))
-            .contains("(default: " + RpmaEndpointSettings.Messages.DEFAULT_MAX_MESSAGE_SIZE + ")");
-        assertThat(description("rpma.server.messages.dispatch-threads"))
-            .contains("(default: " + RpmaEndpointSettings.Messages.DEFAULT_DISPATCH_THREADS + ")");
-        assertThat(description("rpma.server.messages.send-queue-limit"))
-            .contains("(default: " + RpmaEndpointSettings.Messages.DEFAULT_SEND_QUEUE_LIMIT + ")");
-        assertThat(description("rpma.server.messages.shared-receive-slots")).contains("(default: 0)");
-        assertThat(description("rpma.server.limits.max-connections"))
-            .contains("(default: " + RpmaEndpointSettings.Limits.DEFAULT_MAX_CONNECTIONS + ")");
-        assertThat(description("rpma.server.limits.idle-timeout")).contains("(default: 0)");
-        assertThat(properties.get("rpma.server.event-loops.count").get("defaultValue")).isEqualTo(0);
-        assertThat(DurationStyle.detectAndParse(
-                (String) properties.get("rpma.server.event-loops.busy-poll").get("defaultValue")))
-            .isEqualTo(RpmaServerSettings.DEFAULT_BUSY_POLL);
+    void everyServerPropertyHasItsDefaultInTheMetadataOrSaysWhatUnsetMeans() {
+        // no value of their own, and the words of their description that say what happens then
+        Map<String, String> documentedExceptions = Map.of("rpma.server.address", "required",
+                "rpma.server.connection.cq-size", "Unset: that sum on an endpoint with message handlers, else"
+                        + " librpma's default",
+                "rpma.server.connection.sq-size", "Unset: send-slots on an endpoint with message handlers, else"
+                        + " librpma's default",
+                "rpma.server.connection.rq-size", "Unset: receive-slots on an endpoint with message handlers, else"
+                        + " librpma's default");
+        List<String> leaves = properties.keySet().stream().filter((name) -> name.startsWith("rpma.server."))
+            .filter((name) -> !((String) properties.get(name).get("type")).startsWith("java.util.Map<")).toList();
+        assertThat(leaves).containsAll(documentedExceptions.keySet()).hasSizeGreaterThan(30);
+        for (String leaf : leaves) {
+            if (documentedExceptions.containsKey(leaf)) {
+                assertThat(properties.get(leaf)).as(leaf).doesNotContainKey("defaultValue");
+                assertThat(description(leaf)).contains(documentedExceptions.get(leaf));
+            }
+            else {
+                assertThat(properties.get(leaf)).as(leaf).containsKey("defaultValue");
+            }
+        }
+    }
+
+    @Test
+    void defaultsAreThoseOfTheServerCore() {
+        RpmaEndpointSettings.Acceptor acceptor = RpmaEndpointSettings.Acceptor.DEFAULTS;
+        RpmaEndpointSettings.Messages messages = RpmaEndpointSettings.Messages.DEFAULTS;
+        RpmaEndpointSettings.Limits limits = RpmaEndpointSettings.Limits.DEFAULTS;
+        assertThat(defaultValue("rpma.server.port")).isEqualTo(7204);
+        assertThat(defaultValue("rpma.server.enabled")).isEqualTo(true);
+        assertThat(defaultValue("rpma.server.acceptor.queue-capacity")).isEqualTo(acceptor.queueCapacity());
+        assertThat(defaultValue("rpma.server.acceptor.handler-threads")).isEqualTo(acceptor.handlerThreads());
+        assertThat(defaultValue("rpma.server.acceptor.request-deadline")).isEqualTo(acceptor.requestDeadline());
+        assertThat(defaultValue("rpma.server.acceptor.poll-interval")).isEqualTo(acceptor.pollInterval());
+        assertThat(defaultValue("rpma.server.acceptor.max-consecutive-errors"))
+            .isEqualTo(acceptor.maxConsecutiveErrors());
+        assertThat(defaultValue("rpma.server.acceptor.inline-handler")).isEqualTo(acceptor.inlineHandler());
+        assertThat(defaultValue("rpma.server.acceptor.handler-batch-scheduling")).isEqualTo(acceptor.batchScheduling());
+        assertThat(defaultValue("rpma.server.acceptor.handler-spin-looks")).isEqualTo(acceptor.spinLooks());
+        assertThat(defaultValue("rpma.server.messages.mode")).isEqualTo(messages.mode());
+        assertThat(defaultValue("rpma.server.messages.receive-slots")).isEqualTo(messages.receiveSlots());
+        assertThat(defaultValue("rpma.server.messages.send-slots")).isEqualTo(messages.sendSlots());
+        assertThat(defaultValue("rpma.server.messages.max-message-size")).isEqualTo(messages.maxMessageSize());
+        assertThat(defaultValue("rpma.server.messages.dispatch")).isEqualTo(messages.dispatch());
+        assertThat(defaultValue("rpma.server.messages.dispatch-threads")).isEqualTo(messages.dispatchThreads());
+        assertThat(defaultValue("rpma.server.messages.send-queue-limit")).isEqualTo(messages.sendQueueLimit());
+        assertThat(defaultValue("rpma.server.messages.shared-receive-slots")).isEqualTo(messages.sharedReceiveSlots());
+        assertThat(defaultValue("rpma.server.limits.max-connections")).isEqualTo(limits.maxConnections());
+        assertThat(defaultValue("rpma.server.limits.idle-timeout")).isEqualTo(limits.idleTimeout());
+        assertThat(defaultValue("rpma.server.event-loops.count")).isEqualTo(0);
+        assertThat(defaultValue("rpma.server.event-loops.busy-poll")).isEqualTo(RpmaServerSettings.DEFAULT_BUSY_POLL);
+        assertThat(defaultValue("rpma.server.shutdown.grace-period")).isEqualTo(RpmaServerSettings.DEFAULT_GRACE_PERIOD);
+        // librpma's own defaults, now set explicitly
+        assertThat(defaultValue("rpma.server.connection.rcq-size")).isEqualTo(0);
+        assertThat(defaultValue("rpma.server.connection.timeout")).isEqualTo(Duration.ofMillis(1000));
+        assertThat(defaultValue("rpma.server.connection.shared-completion-channel")).isEqualTo(false);
+    }
+
+    @Test
+    void descriptionsAreOneOrTwoSentencesForUsers() {
+        properties.forEach((name, entry) -> {
+            String description = (String) entry.get("description");
+            assertThat(description.split("(?<=[a-z0-9')])\\. ")).as(name).hasSizeLessThanOrEqualTo(2);
+            assertThat(description).as(name).doesNotContainPattern("docs/|\\.md\\b|\\(default: ");
+        });
         assertThat(description("rpma.server.address")).contains("Loopback and wildcard addresses do not work");
         assertThat(description("rpma.server.shutdown.grace-period")).contains("negative waits forever")
             .contains("zero does not wait");
+        assertThat(description("rpma.server.acceptor.inline-handler")).contains("Not inherited by named endpoints")
+            .contains("a promise about one endpoint's handler");
+        assertThat(description("rpma.server.messages.shared-receive-slots"))
+            .contains("the performance page of the documentation");
+    }
+
+    /** The metadata's default, converted as Spring Boot converts the property's value. */
+    private static Object defaultValue(String property) {
+        Map<String, Object> entry = properties.get(property);
+        assertThat(entry).as(property).containsKey("defaultValue");
+        try {
+            Class<?> type = ClassUtils.forName((String) entry.get("type"), null);
+            return ApplicationConversionService.getSharedInstance().convert(String.valueOf(entry.get("defaultValue")),
+                    type);
+        }
+        catch (ClassNotFoundException ex) {
+            throw new IllegalStateException(ex);
+        }
     }
 
     private static String description(String property) {

@@ -53,6 +53,8 @@ class RpmaServerSettingsFactoryTests {
                 assertThat(endpoint.messages()).isEqualTo(new RpmaEndpointSettings.Messages(RpmaWireMode.FRAMED, 8, 8,
                         4096, RpmaMessageDispatch.LOOP, 4, 1024, 0));
                 assertThat(endpoint.limits()).isEqualTo(new RpmaEndpointSettings.Limits(1024, Duration.ZERO));
+                assertThat(endpoint).as("the core's defaults, for an application that builds the server itself")
+                    .isEqualTo(new RpmaEndpointSettings("default", "198.18.0.1", 7204));
             });
             RpmaProperties properties = context.getBean(RpmaProperties.class);
             RpmaServerSettings server = RpmaServerSettingsFactory.create(properties, List.of());
@@ -274,6 +276,31 @@ class RpmaServerSettingsFactoryTests {
                 }
             }
         });
+    }
+
+    @Test
+    void connectionValuesAreInheritedUnlessAnEndpointSetsItsOwn() {
+        this.runner.withPropertyValues("rpma.server.connection.timeout=2s", "rpma.server.connection.cq-size=40",
+                "rpma.server.connection.shared-completion-channel=true", "rpma.server.endpoints.replica.port=7205",
+                "rpma.server.endpoints.bulk.port=7206", "rpma.server.endpoints.bulk.connection.timeout=3s",
+                "rpma.server.endpoints.bulk.connection.shared-completion-channel=false").run((context) -> {
+                    RpmaProperties properties = context.getBean(RpmaProperties.class);
+                    RpmaConnectionConfigFactory factory = new RpmaConnectionConfigFactory(properties, List.of());
+                    List<RpmaEndpointSettings> endpoints = endpoints(properties);
+                    RpmaQueueSizes noMessages = new RpmaQueueSizes(0, 0, 0);
+                    try (FakeLibRpma fake = new FakeLibRpma();
+                            RpmaConnectionConfig replica = factory.create(Rpma.using(fake), named(endpoints, "replica"),
+                                    noMessages);
+                            RpmaConnectionConfig bulk = factory.create(Rpma.using(fake), named(endpoints, "bulk"),
+                                    noMessages)) {
+                        assertThat(replica.timeout()).isEqualTo(Duration.ofSeconds(2));
+                        assertThat(replica.sharedCompletionChannel()).isTrue();
+                        assertThat(replica.cqSize()).isEqualTo(40);
+                        assertThat(bulk.timeout()).isEqualTo(Duration.ofSeconds(3));
+                        assertThat(bulk.sharedCompletionChannel()).isFalse();
+                        assertThat(bulk.cqSize()).isEqualTo(40);
+                    }
+                });
     }
 
     @Test
