@@ -123,6 +123,16 @@ public final class Rpma {
         return new RpmaException(function, rc, this.lib.rpma_err_2str(rc), errno, hint);
     }
 
+    /**
+     * The exception for a failed call on {@code address} and {@code port} ({@code 0} for a call that
+     * takes no port), with the hint of its {@link RpmaFailureKind} where it has one.
+     */
+    RpmaException failure(int rc, String function, String address, int port) {
+        int errno = (rc == RpmaError.PROVIDER.code()) ? this.lib.lastErrno() : 0;
+        String hint = RpmaFailureKind.classify(function, rc, errno).hint(address, port);
+        return new RpmaException(function, rc, this.lib.rpma_err_2str(rc), errno, hint);
+    }
+
     /** Binds the installed library at most once, on first use. */
     private static final class Default {
 

@@ -36,22 +36,9 @@ public final class RpmaEndpoint extends NativeHandle implements AutoCloseable {
         Scratch scratch = Scratch.get();
         int rc = rpma.lib().rpma_ep_listen(peerPointer, address, Integer.toString(port), scratch.at(Scratch.OUT));
         if (rc != 0) {
-            throw rpma.failure(rc, "rpma_ep_listen", listenHint(rc, rpma.lib().lastErrno(), address, port));
+            throw rpma.failure(rc, "rpma_ep_listen", address, port);
         }
         return new RpmaEndpoint(peer, scratch.outPointer(), address, port);
-    }
-
-    private static String listenHint(int rc, int errno, String address, int port) {
-        if (rc != RpmaError.PROVIDER.code()) {
-            return null;
-        }
-        if (errno == Errno.EADDRINUSE) {
-            return "Port " + port + " on " + address + " is in use: stop the other listener or choose another port";
-        }
-        if (errno == Errno.EADDRNOTAVAIL || errno == Errno.ENODEV) {
-            return "No RDMA device has the address " + address + ": listen on the IP of an RDMA-capable interface";
-        }
-        return null;
     }
 
     @Override

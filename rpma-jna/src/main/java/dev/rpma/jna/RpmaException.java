@@ -20,6 +20,8 @@ public class RpmaException extends RuntimeException {
 
     private final String librpmaText;
 
+    private final String hint;
+
     public RpmaException(String function, int returnCode, String librpmaText, int errno, String hint) {
         super(message(function, returnCode, librpmaText, errno, hint));
         this.function = function;
@@ -27,6 +29,7 @@ public class RpmaException extends RuntimeException {
         this.returnCode = returnCode;
         this.errno = errno;
         this.librpmaText = librpmaText;
+        this.hint = hint;
     }
 
     /** The C function that failed, e.g. {@code rpma_ep_next_conn_req}. */
@@ -54,15 +57,34 @@ public class RpmaException extends RuntimeException {
         return this.librpmaText;
     }
 
-    private static String message(String function, int returnCode, String text, int errno, String hint) {
+    /**
+     * What is wrong and what to do, where there is a known fix (see {@link RpmaFailureKind#hint});
+     * else {@code null}.
+     */
+    public String hint() {
+        return this.hint;
+    }
+
+    /**
+     * The message without the {@link #hint()}: which call failed and how, e.g. {@code rpma_ep_listen()
+     * failed with RPMA_E_PROVIDER (-100002): Provider error occurred; errno 19 (ENODEV)}. For a caller
+     * that gives its own advice.
+     */
+    public String diagnostic() {
+        return diagnostic(this.function, this.returnCode, this.librpmaText, this.errno);
+    }
+
+    private static String diagnostic(String function, int returnCode, String text, int errno) {
         StringBuilder message = new StringBuilder(function).append("() failed with ")
                 .append(RpmaError.of(returnCode).cName()).append(" (").append(returnCode).append("): ").append(text);
         if (errno != 0) {
             message.append("; errno ").append(errno).append(" (").append(Errno.name(errno)).append(')');
         }
-        if (hint != null) {
-            message.append(". ").append(hint);
-        }
         return message.toString();
+    }
+
+    private static String message(String function, int returnCode, String text, int errno, String hint) {
+        String diagnostic = diagnostic(function, returnCode, text, errno);
+        return (hint != null) ? diagnostic + ". " + hint : diagnostic;
     }
 }

@@ -43,21 +43,11 @@ public final class RpmaPeer extends NativeHandle implements AutoCloseable {
         Scratch scratch = Scratch.get();
         int rc = rpma.lib().rpma_utils_get_ibv_context(address, role.code(), scratch.at(Scratch.OUT));
         if (rc != 0) {
-            throw rpma.failure(rc, "rpma_utils_get_ibv_context", noDeviceHint(rpma, rc, address));
+            throw rpma.failure(rc, RpmaFailureKind.DEVICE_LOOKUP, address, 0);
         }
         long ibvContext = scratch.outPointer();
         rpma.check(rpma.lib().rpma_peer_new(ibvContext, scratch.at(Scratch.OUT)), "rpma_peer_new");
         return new RpmaPeer(rpma, scratch.outPointer(), address, role, ibvContext);
-    }
-
-    private static String noDeviceHint(Rpma rpma, int rc, String address) {
-        if (rc != RpmaError.PROVIDER.code()) {
-            return null;
-        }
-        return "No RDMA device serves " + address + ". RDMA binds to the IP address of an RDMA-capable"
-                + " interface (127.0.0.1 never works). Without RDMA hardware, create a soft-RoCE device on"
-                + " the interface that has this address ('rdma link add rxe0 type rxe netdev <interface>',"
-                + " kernel module rdma_rxe), or run inside the project's soft-RoCE VM (tools/rxe-vm)";
     }
 
     @Override

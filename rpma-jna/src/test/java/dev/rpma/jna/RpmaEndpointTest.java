@@ -250,6 +250,7 @@ class RpmaEndpointTest {
                     assertThat(ex.function()).isEqualTo("rpma_ep_listen");
                     assertThat(ex.errno()).isEqualTo(Errno.EADDRINUSE);
                     assertThat(ex.getMessage()).contains("Port 7205 on 198.18.0.1 is in use");
+                    assertThat(ex.hint()).isEqualTo(RpmaFailureKind.PORT_IN_USE.hint(FakeRig.ADDRESS, 7205));
                 });
         assertThat(this.rig.peer.openChildren()).as("the failed endpoint is not counted").isOne();
     }

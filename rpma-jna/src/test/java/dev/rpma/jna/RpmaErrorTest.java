@@ -39,12 +39,19 @@ class RpmaErrorTest {
         assertThat(ex.returnCode()).isEqualTo(-100002);
         assertThat(ex.errno()).isEqualTo(19);
         assertThat(ex.librpmaText()).isEqualTo("Provider error occurred");
+        assertThat(ex.hint()).isEqualTo("Use soft-RoCE");
+        assertThat(ex.diagnostic()).isEqualTo("rpma_ep_listen() failed with RPMA_E_PROVIDER (-100002): Provider error"
+                + " occurred; errno 19 (ENODEV)");
     }
 
     @Test
     void messageWithoutErrnoOrHint() {
         assertThat(new RpmaException("rpma_ep_next_conn_req", -100004, "Invalid argument", 0, null))
-                .hasMessage("rpma_ep_next_conn_req() failed with RPMA_E_INVAL (-100004): Invalid argument");
+                .hasMessage("rpma_ep_next_conn_req() failed with RPMA_E_INVAL (-100004): Invalid argument")
+                .satisfies(ex -> {
+                    assertThat(ex.hint()).isNull();
+                    assertThat(ex.diagnostic()).isEqualTo(ex.getMessage());
+                });
     }
 
     @Test

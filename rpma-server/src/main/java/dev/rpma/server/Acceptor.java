@@ -9,14 +9,13 @@ import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-import dev.rpma.jna.Errno;
 import dev.rpma.jna.RpmaCompletions;
 import dev.rpma.jna.RpmaConnection;
 import dev.rpma.jna.RpmaConnectionConfig;
 import dev.rpma.jna.RpmaConnectionRequest;
 import dev.rpma.jna.RpmaEndpoint;
-import dev.rpma.jna.RpmaError;
 import dev.rpma.jna.RpmaException;
+import dev.rpma.jna.RpmaFailureKind;
 import dev.rpma.server.loop.RpmaEventLoop;
 
 /**
@@ -276,17 +275,16 @@ final class Acceptor implements RpmaEventLoop.IoHandler {
 
     private void onAcceptError(RpmaException ex) {
         this.context.statistics.recordError(ex);
-        if (ex.error() == RpmaError.INVAL) {
+        RpmaFailureKind kind = RpmaFailureKind.classify(ex);
+        if (kind == RpmaFailureKind.INVALID) {
             logger.warn("RDMA endpoint '{}' dropped an event that was not a connection request: {}", endpointName(),
                     ex.getMessage());
             return;
         }
-        if (ex.error() == RpmaError.PROVIDER && ex.errno() == Errno.EINTR) {
+        if (kind == RpmaFailureKind.INTERRUPTED) {
             return;
         }
-        boolean transientError = ex.error() == RpmaError.NOMEM
-                || (ex.error() == RpmaError.PROVIDER && ex.errno() != Errno.EBADF && ex.errno() != Errno.ENODEV);
-        if (!transientError) {
+        if (!kind.isTransient()) {
             fail(new RpmaAcceptorException("the endpoint is unusable", ex));
             return;
         }

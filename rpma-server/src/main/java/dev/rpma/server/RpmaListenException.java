@@ -1,19 +1,21 @@
 package dev.rpma.server;
 
-import dev.rpma.jna.Errno;
-import dev.rpma.jna.RpmaError;
 import dev.rpma.jna.RpmaException;
+import dev.rpma.jna.RpmaFailureKind;
 
 /** An endpoint could not start listening; says which endpoint, where, and why. */
 public class RpmaListenException extends RuntimeException {
 
     private static final long serialVersionUID = 1L;
 
-    /** Why listening failed. */
+    /** Why listening failed, in the terms of the setting to change. */
     public enum Reason {
-        /** No RDMA device serves the address. */
+        /**
+         * No RDMA device serves the address, or no interface has it ({@link RpmaFailureKind#NO_DEVICE},
+         * {@link RpmaFailureKind#ADDRESS_NOT_AVAILABLE}).
+         */
         NO_DEVICE,
-        /** The port is taken. */
+        /** The port is taken ({@link RpmaFailureKind#PORT_IN_USE}). */
         PORT_IN_USE,
         /** Anything else librpma reported. */
         OTHER
@@ -37,17 +39,11 @@ public class RpmaListenException extends RuntimeException {
     }
 
     private static Reason reasonOf(RpmaException cause) {
-        if (cause.error() != RpmaError.PROVIDER) {
-            return Reason.OTHER;
-        }
-        if (cause.errno() == Errno.EADDRINUSE) {
-            return Reason.PORT_IN_USE;
-        }
-        if ("rpma_utils_get_ibv_context".equals(cause.function()) || cause.errno() == Errno.ENODEV
-                || cause.errno() == Errno.EADDRNOTAVAIL) {
-            return Reason.NO_DEVICE;
-        }
-        return Reason.OTHER;
+        return switch (RpmaFailureKind.classify(cause)) {
+            case PORT_IN_USE -> Reason.PORT_IN_USE;
+            case NO_DEVICE, ADDRESS_NOT_AVAILABLE -> Reason.NO_DEVICE;
+            default -> Reason.OTHER;
+        };
     }
 
     public String endpointName() {

@@ -2,8 +2,10 @@ package dev.rpma.jna.raw;
 
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 
 import com.sun.jna.NativeLibrary;
 
@@ -17,6 +19,11 @@ public final class RpmaLibraryLoader {
 
     public static final String PROPERTY = "rpma.library";
     public static final String ENVIRONMENT = "RPMA_LIBRARY";
+
+    /** How to make librpma loadable, as one sentence without its final period. */
+    public static final String ADVICE = "Install librpma (Debian/Ubuntu: 'sudo apt-get install librpma0'), or set"
+            + " the system property '" + PROPERTY + "' or the environment variable '" + ENVIRONMENT
+            + "' to the library's file name or path";
 
     private RpmaLibraryLoader() {
     }
@@ -40,8 +47,8 @@ public final class RpmaLibraryLoader {
     }
 
     /**
-     * Binds librpma, or throws {@link UnsatisfiedLinkError} whose message names every candidate
-     * with its own failure and how to install the library.
+     * Binds librpma, or throws a {@link LoadFailure} whose message names every candidate with the
+     * loader's whole error for it, then the {@link #ADVICE}.
      */
     public static LibRpma load() {
         List<String> failures = new ArrayList<>();
@@ -51,21 +58,56 @@ public final class RpmaLibraryLoader {
                 return new JnaLibRpma(library);
             }
             catch (UnsatisfiedLinkError | NoClassDefFoundError ex) {
-                failures.add("'" + candidate.getKey() + "' (" + candidate.getValue() + "): "
-                        + firstLine(ex.getMessage()));
+                failures.add("'" + candidate.getKey() + "' (" + candidate.getValue() + "): " + oneLine(ex));
             }
         }
-        throw new UnsatisfiedLinkError("librpma could not be loaded. Tried " + String.join("; ", failures)
-                + ". Install it (Debian/Ubuntu: 'apt-get install librpma0'), or point the system property '"
-                + PROPERTY + "' or the environment variable '" + ENVIRONMENT
-                + "' at the library's file name or path.");
+        throw new LoadFailure("Tried " + String.join("; then ", failures));
     }
 
-    private static String firstLine(String message) {
-        if (message == null) {
-            return "not found";
+    /**
+     * The loader's error on one line. JNA's reads {@code Unable to load library 'x':} and then, a line
+     * each, why every place it looked failed; the first line alone ends at its colon. Repeated lines
+     * (the same dlopen error for two spellings of a name) are kept once.
+     */
+    static String oneLine(Throwable error) {
+        String message = error.getMessage();
+        if (message == null || message.isBlank()) {
+            return error.getClass().getName();
         }
-        int newline = message.indexOf('\n');
-        return (newline < 0) ? message : message.substring(0, newline);
+        Set<String> lines = new LinkedHashSet<>();
+        for (String line : message.split("\\R")) {
+            if (!line.isBlank()) {
+                lines.add(line.strip());
+            }
+        }
+        StringBuilder text = new StringBuilder();
+        for (String line : lines) {
+            if (!text.isEmpty()) {
+                text.append((text.charAt(text.length() - 1) == ':') ? " " : "; ");
+            }
+            text.append(line);
+        }
+        return text.toString();
+    }
+
+    /**
+     * librpma could not be loaded: {@link #attempts()} says what was tried and how each try failed, and
+     * the message ends with the {@link #ADVICE}.
+     */
+    public static final class LoadFailure extends UnsatisfiedLinkError {
+
+        private static final long serialVersionUID = 1L;
+
+        private final String attempts;
+
+        LoadFailure(String attempts) {
+            super("librpma could not be loaded. " + attempts + ". " + ADVICE + ".");
+            this.attempts = attempts;
+        }
+
+        /** Each library name tried, where it came from, and the loader's error for it. */
+        public String attempts() {
+            return this.attempts;
+        }
     }
 }

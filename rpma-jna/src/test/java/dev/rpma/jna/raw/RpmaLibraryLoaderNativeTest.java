@@ -49,13 +49,33 @@ class RpmaLibraryLoaderNativeTest {
     }
 
     @Test
-    void aMissingLibrarySaysWhatWasSearchedAndHowToInstallIt() {
+    void aMissingLibrarySaysWhatWasSearchedWhyItFailedAndHowToInstallIt() {
         System.setProperty(RpmaLibraryLoader.PROPERTY, "/nonexistent/librpma.so");
-        assertThatThrownBy(RpmaLibraryLoader::load).isInstanceOf(UnsatisfiedLinkError.class)
-                .hasMessageStartingWith("librpma could not be loaded. Tried '/nonexistent/librpma.so'"
-                        + " (system property rpma.library): ")
-                .hasMessageContaining("apt-get install librpma0")
-                .hasMessageContaining("system property 'rpma.library' or the environment variable 'RPMA_LIBRARY'");
+        assertThatThrownBy(RpmaLibraryLoader::load).isInstanceOfSatisfying(RpmaLibraryLoader.LoadFailure.class, ex -> {
+            assertThat(ex.attempts()).startsWith("Tried '/nonexistent/librpma.so' (system property rpma.library):"
+                    + " Unable to load library '/nonexistent/librpma.so': ")
+                    // the dynamic loader's own words, which JNA puts on the lines after its colon
+                    .contains("/nonexistent/librpma.so: cannot open shared object file: No such file or directory")
+                    .doesNotContain("\n");
+            assertThat(ex).hasMessage("librpma could not be loaded. " + ex.attempts() + ". " + RpmaLibraryLoader.ADVICE
+                    + ".");
+        });
+        assertThat(RpmaLibraryLoader.ADVICE).contains("sudo apt-get install librpma0")
+                .contains("system property 'rpma.library' or the environment variable 'RPMA_LIBRARY'");
+    }
+
+    /** As JNA's NativeLibrary words it: a first line ending at a colon, then each place it looked. */
+    @Test
+    void theLoadersErrorIsKeptWholeOnOneLine() {
+        String jna = "Unable to load library 'rpma':\n"
+                + "librpma.so: cannot open shared object file: No such file or directory\n"
+                + "librpma.so: cannot open shared object file: No such file or directory\n"
+                + "Native library (linux-x86-64/librpma.so) not found in resource path (app.jar)";
+        assertThat(RpmaLibraryLoader.oneLine(new UnsatisfiedLinkError(jna))).isEqualTo("Unable to load library 'rpma':"
+                + " librpma.so: cannot open shared object file: No such file or directory;"
+                + " Native library (linux-x86-64/librpma.so) not found in resource path (app.jar)");
+        assertThat(RpmaLibraryLoader.oneLine(new UnsatisfiedLinkError("one line"))).isEqualTo("one line");
+        assertThat(RpmaLibraryLoader.oneLine(new NoClassDefFoundError())).isEqualTo("java.lang.NoClassDefFoundError");
     }
 
     /** In a JVM of its own: {@link Rpma} binds once per JVM, and this one must stay bound. */
@@ -69,8 +89,9 @@ class RpmaLibraryLoaderNativeTest {
         assertThat(process.waitFor(60, TimeUnit.SECONDS)).isTrue();
         assertThat(process.exitValue()).as(output).isZero();
         assertThat(output).contains("available=false")
-                .contains("cause=java.lang.UnsatisfiedLinkError: librpma could not be loaded. Tried"
-                        + " '/nonexistent/librpma.so'")
+                .contains("cause=" + RpmaLibraryLoader.LoadFailure.class.getName() + ": librpma could not be loaded."
+                        + " Tried '/nonexistent/librpma.so' (system property rpma.library): Unable to load library"
+                        + " '/nonexistent/librpma.so': /nonexistent/librpma.so: cannot open shared object file")
                 .contains("apt-get install librpma0")
                 .contains("get=" + RpmaUnavailableException.class.getName());
     }

@@ -1,5 +1,7 @@
 package dev.rpma.spring.boot.autoconfigure;
 
+import org.jspecify.annotations.Nullable;
+
 /** An {@code rpma.*} property has a value the server cannot use. */
 public class InvalidRpmaPropertyException extends RuntimeException {
 
@@ -11,11 +13,23 @@ public class InvalidRpmaPropertyException extends RuntimeException {
 
     private final String reason;
 
+    private final @Nullable String action;
+
     public InvalidRpmaPropertyException(String property, Object value, String reason) {
-        super("Invalid value '" + value + "' of property '" + property + "': " + reason);
+        this(property, value, reason, null);
+    }
+
+    /**
+     * @param reason what is wrong with the value
+     * @param action what to do, when there is more to say than to update the property; may be {@code null}
+     */
+    public InvalidRpmaPropertyException(String property, Object value, String reason, @Nullable String action) {
+        super("Invalid value '" + value + "' of property '" + property + "': " + reason
+                + ((action != null) ? ". " + action : ""));
         this.property = property;
         this.value = value;
         this.reason = reason;
+        this.action = action;
     }
 
     public String property() {
@@ -28,5 +42,10 @@ public class InvalidRpmaPropertyException extends RuntimeException {
 
     public String reason() {
         return this.reason;
+    }
+
+    /** What to do, or {@code null} when it is just to update the property. */
+    public @Nullable String action() {
+        return this.action;
     }
 }

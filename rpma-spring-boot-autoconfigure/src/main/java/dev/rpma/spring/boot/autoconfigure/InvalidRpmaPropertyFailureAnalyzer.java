@@ -10,6 +10,7 @@ class InvalidRpmaPropertyFailureAnalyzer extends AbstractFailureAnalyzer<Invalid
     protected FailureAnalysis analyze(Throwable rootFailure, InvalidRpmaPropertyException cause) {
         return new FailureAnalysis("Property '" + cause.property() + "' " + ((cause.value() != null)
                 ? "has the invalid value '" + cause.value() + "': " : "") + cause.reason(),
-                "Update '" + cause.property() + "' in your application's configuration.", cause);
+                (cause.action() != null) ? cause.action() + "."
+                        : "Update '" + cause.property() + "' in your application's configuration.", cause);
     }
 }

@@ -5,6 +5,8 @@ import java.net.UnknownHostException;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * Checks a listen address: RDMA binds to the IP of an RDMA-capable interface, so it must be an IP
  * literal that is neither loopback nor the wildcard.
@@ -19,35 +21,56 @@ final class RpmaAddresses {
      */
     private static final Pattern IPV6 = Pattern.compile("[0-9A-Fa-f:][0-9A-Fa-f:.]*:[0-9A-Fa-f:.]*(%[^\\s%]+)?");
 
-    private static final String HINT = "use the IP address of an RDMA-capable interface (e.g. the address of the"
-            + " netdev a soft-RoCE device 'rxe0' sits on)";
-
     private RpmaAddresses() {
     }
 
     static void validate(String property, String address) {
         if (address == null || address.isBlank()) {
-            throw new InvalidRpmaPropertyException(property, address, "is required: " + HINT);
+            throw invalid(property, address, "is required");
         }
         String literal = address.trim();
+        String placeholder = placeholder(literal);
+        if (placeholder != null) {
+            // Boot leaves a placeholder it cannot resolve in the value as it was written
+            throw new InvalidRpmaPropertyException(property, address, "contains the placeholder '${" + placeholder
+                    + "}', which is not defined", "Define '" + placeholder + "' (as an environment variable, a system"
+                            + " property or a property of the application), or set '" + property
+                            + "' to the IP address itself");
+        }
         InetAddress parsed;
         try {
             parsed = parse(literal);
         }
         catch (UnknownHostException ex) {
-            throw new InvalidRpmaPropertyException(property, address, "is not a valid IP address: " + HINT);
+            throw invalid(property, address, "is not a valid IP address");
         }
         if (parsed == null) {
-            throw new InvalidRpmaPropertyException(property, address, "must be an IP address, not a host name: " + HINT);
+            throw invalid(property, address, "must be an IP address, not a host name");
         }
         if (parsed.isLoopbackAddress()) {
-            throw new InvalidRpmaPropertyException(property, address,
-                    "is a loopback address, which RDMA cannot use (no RDMA device serves it): " + HINT);
+            throw invalid(property, address, "is a loopback address, which RDMA cannot use (no RDMA device serves it)");
         }
         if (parsed.isAnyLocalAddress()) {
-            throw new InvalidRpmaPropertyException(property, address,
-                    "is the wildcard address; librpma binds to one RDMA device: " + HINT);
+            throw invalid(property, address, "is the wildcard address; librpma binds to one RDMA device");
         }
+    }
+
+    private static InvalidRpmaPropertyException invalid(String property, String address, String reason) {
+        return new InvalidRpmaPropertyException(property, address, reason, "Set '" + property + "' to the IP address of"
+                + " an RDMA-capable interface of this machine, e.g. of the interface a soft-RoCE device sits on"
+                + " ('rdma link show' lists the RDMA devices and their interfaces)");
+    }
+
+    /** The name in the first {@code ${...}} of the value, without its default; {@code null} when there is none. */
+    private static @Nullable String placeholder(String value) {
+        int start = value.indexOf("${");
+        if (start < 0) {
+            return null;
+        }
+        int end = value.indexOf('}', start);
+        String name = value.substring(start + 2, (end < 0) ? value.length() : end);
+        int colon = name.indexOf(':');
+        return (colon < 0) ? name : name.substring(0, colon);
     }
 
     /** The address of an IP literal, {@code null} for anything else; never looks a name up. */

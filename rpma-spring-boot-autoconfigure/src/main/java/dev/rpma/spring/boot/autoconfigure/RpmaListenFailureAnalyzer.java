@@ -3,33 +3,37 @@ package dev.rpma.spring.boot.autoconfigure;
 import org.springframework.boot.diagnostics.AbstractFailureAnalyzer;
 import org.springframework.boot.diagnostics.FailureAnalysis;
 
+import dev.rpma.jna.RpmaException;
+import dev.rpma.jna.RpmaFailureKind;
+import dev.rpma.server.RpmaEndpointSettings;
 import dev.rpma.server.RpmaListenException;
 
-/** An endpoint could not listen: no RDMA device at its address, port in use, or another librpma error. */
+/**
+ * An endpoint could not listen: no RDMA device at its address, port in use, or another librpma error.
+ * The description says what is wrong with librpma's diagnostic, the action what to do and which
+ * property to change; the hint in the exception's own message is the same advice, so it is left out.
+ */
 class RpmaListenFailureAnalyzer extends AbstractFailureAnalyzer<RpmaListenException> {
 
     @Override
     protected FailureAnalysis analyze(Throwable rootFailure, RpmaListenException cause) {
-        String where = cause.address() + ":" + cause.port();
-        String property = "default".equals(cause.endpointName()) ? "rpma.server"
+        String endpoint = "RDMA endpoint '" + cause.endpointName() + "'";
+        String properties = RpmaEndpointSettings.DEFAULT_ENDPOINT.equals(cause.endpointName()) ? "rpma.server"
                 : "rpma.server.endpoints." + cause.endpointName();
-        return switch (cause.reason()) {
-            case NO_DEVICE -> new FailureAnalysis("RDMA endpoint '" + cause.endpointName() + "' could not listen on "
-                    + where + ": no RDMA device serves " + cause.address() + " (" + cause.rpmaCause().getMessage() + ")",
-                    "Set '" + property + ".address' to the IP address of an RDMA-capable interface. Without RDMA"
-                            + " hardware, create a soft-RoCE device on the interface with that address ('modprobe rdma_rxe;"
-                            + " rdma link add rxe0 type rxe netdev <interface>'), or run the application inside the"
-                            + " project's soft-RoCE VM harness (tools/rxe-vm/rxe-vm.sh). 127.0.0.1 never works.",
-                    cause);
-            case PORT_IN_USE -> new FailureAnalysis("RDMA endpoint '" + cause.endpointName() + "' could not listen on "
-                    + where + ": the port is already in use.",
-                    "Stop the process that listens on " + where + ", or set '" + property + ".port' to a free port.",
-                    cause);
-            case OTHER -> new FailureAnalysis("RDMA endpoint '" + cause.endpointName() + "' could not listen on " + where
-                    + ": " + cause.rpmaCause().getMessage(),
+        RpmaException failure = cause.rpmaCause();
+        RpmaFailureKind kind = RpmaFailureKind.classify(failure);
+        String problem = kind.problem(cause.address(), cause.port());
+        if (problem == null) {
+            return new FailureAnalysis(endpoint + " could not listen on " + cause.address() + ":" + cause.port() + ": "
+                    + failure.getMessage(),
                     "Check that " + cause.address() + " belongs to an RDMA-capable interface and that the RDMA modules"
                             + " (ib_uverbs, rdma_ucm) are loaded; librpma's log (logger 'dev.rpma.librpma') has details.",
                     cause);
-        };
+        }
+        String property = (kind == RpmaFailureKind.PORT_IN_USE) ? properties + ".port" : properties + ".address";
+        return new FailureAnalysis(endpoint + " could not listen: " + problem + " (" + failure.diagnostic() + ").",
+                kind.advice(cause.address(), cause.port()) + ". The endpoint's "
+                        + ((kind == RpmaFailureKind.PORT_IN_USE) ? "port" : "address") + " is set by '" + property + "'.",
+                cause);
     }
 }

@@ -1,6 +1,8 @@
 package dev.rpma.spring.boot.autoconfigure;
 
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
 import org.junit.jupiter.params.provider.ValueSource;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -52,6 +54,31 @@ class RpmaAddressesTests {
         assertThatExceptionOfType(InvalidRpmaPropertyException.class)
             .isThrownBy(() -> RpmaAddresses.validate("rpma.server.address", address))
             .withMessageContaining("not a valid IP address");
+    }
+
+    @ParameterizedTest
+    @CsvSource(delimiter = '|', textBlock = """
+            ${RDMA_IP}              | RDMA_IP
+            10.0.0.${HOST_OCTET}    | HOST_OCTET
+            ${UNCLOSED              | UNCLOSED
+            """)
+    void anUnresolvedPlaceholderIsNamedAndNotTakenForAHostName(String address, String name) {
+        assertThatExceptionOfType(InvalidRpmaPropertyException.class)
+            .isThrownBy(() -> RpmaAddresses.validate("rpma.server.address", address))
+            .satisfies((ex) -> {
+                assertThat(ex.reason()).isEqualTo("contains the placeholder '${" + name + "}', which is not defined");
+                assertThat(ex.action()).startsWith("Define '" + name + "' (as an environment variable")
+                    .endsWith("or set 'rpma.server.address' to the IP address itself");
+            })
+            .withMessageNotContaining("host name");
+    }
+
+    @Test
+    void eachRefusalSaysWhatToSet() {
+        assertThatExceptionOfType(InvalidRpmaPropertyException.class)
+            .isThrownBy(() -> RpmaAddresses.validate("rpma.server.endpoints.replica.address", "127.0.0.1"))
+            .satisfies((ex) -> assertThat(ex.action()).startsWith("Set 'rpma.server.endpoints.replica.address' to the"
+                    + " IP address of an RDMA-capable interface"));
     }
 
     @ParameterizedTest

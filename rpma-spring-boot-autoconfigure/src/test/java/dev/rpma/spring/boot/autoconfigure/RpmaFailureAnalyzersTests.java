@@ -10,7 +10,9 @@ import org.springframework.context.ApplicationContextException;
 import dev.rpma.jna.Errno;
 import dev.rpma.jna.RpmaError;
 import dev.rpma.jna.RpmaException;
+import dev.rpma.jna.RpmaFailureKind;
 import dev.rpma.jna.RpmaUnavailableException;
+import dev.rpma.jna.raw.RpmaLibraryLoader;
 import dev.rpma.spring.annotation.RpmaHandlerConfigurationException;
 import dev.rpma.spring.annotation.RpmaHandlerConfigurationException.Problem;
 import dev.rpma.server.RpmaListenException;
@@ -30,53 +32,66 @@ class RpmaFailureAnalyzersTests {
                     InvalidRpmaPropertyFailureAnalyzer.class, RpmaHandlerConfigurationFailureAnalyzer.class);
     }
 
+    /** A real failed load: the loader's whole error in the description, the advice once, in the action. */
     @Test
     void librpmaMissing() {
-        RpmaUnavailableException ex = new RpmaUnavailableException(
-                new UnsatisfiedLinkError("Unable to load library 'librpma.so.0': librpma.so.0: cannot open shared object file"));
+        RpmaUnavailableException ex = new RpmaUnavailableException(failedLoad("/nonexistent/librpma.so.0"));
         FailureAnalysis analysis = RpmaFailureAnalyzers.analyze(new BeanCreationException("rpma", "failed", ex));
-        assertThat(analysis.getDescription()).contains("needs librpma").contains("librpma.so.0: cannot open shared object");
+        assertThat(analysis.getDescription()).startsWith("The RDMA server needs librpma, which could not be loaded."
+                + " Tried '/nonexistent/librpma.so.0' (system property rpma.library): Unable to load library"
+                + " '/nonexistent/librpma.so.0': /nonexistent/librpma.so.0: cannot open shared object file:"
+                + " No such file or directory")
+            .doesNotContain("\n")
+            .doesNotContain("apt-get");
         assertThat(analysis.getAction()).contains("sudo apt-get install librpma0")
             .contains("'rpma.library'")
             .contains("'RPMA_LIBRARY'")
-            .contains("rpma.server.enabled=false");
+            .contains("rpma.server.enabled=false")
+            .containsOnlyOnce("apt-get");
         assertThat(analysis.getCause()).isSameAs(ex);
     }
 
     @Test
     void noRdmaDeviceAtTheAddress() {
         RpmaListenException ex = new RpmaListenException("default", "198.18.0.1", 7204,
-                provider("rpma_utils_get_ibv_context", Errno.ENODEV));
+                provider("rpma_utils_get_ibv_context", Errno.ENODEV, "198.18.0.1", 0));
         assertThat(ex.reason()).isEqualTo(RpmaListenException.Reason.NO_DEVICE);
+        assertThat(ex).hasMessageContaining("soft-RoCE");
         FailureAnalysis analysis = RpmaFailureAnalyzers.analyze(new BeanCreationException("rpmaServer", "failed", ex));
-        assertThat(analysis.getDescription()).contains("'default'").contains("198.18.0.1:7204")
-            .contains("no RDMA device serves 198.18.0.1");
-        assertThat(analysis.getAction()).contains("'rpma.server.address'")
+        assertThat(analysis.getDescription()).isEqualTo("RDMA endpoint 'default' could not listen: no RDMA device serves"
+                + " 198.18.0.1 (rpma_utils_get_ibv_context() failed with RPMA_E_PROVIDER (-100002): Provider error"
+                + " occurred; errno 19 (ENODEV)).");
+        assertThat(analysis.getAction()).contains("127.0.0.1 never works")
             .contains("rdma link add rxe0 type rxe netdev <interface>")
             .contains("modprobe rdma_rxe")
-            .contains("tools/rxe-vm");
+            .containsOnlyOnce("soft-RoCE")
+            .doesNotContain("tools/")
+            .endsWith(" The endpoint's address is set by 'rpma.server.address'.");
     }
 
     @Test
-    void noRdmaDeviceForANamedEndpointNamesItsProperty() {
+    void addressOfNoInterfaceForANamedEndpointNamesItsProperty() {
         RpmaListenException ex = new RpmaListenException("replica", "198.18.0.2", 7300,
-                provider("rpma_ep_listen", Errno.EADDRNOTAVAIL));
+                provider("rpma_ep_listen", Errno.EADDRNOTAVAIL, "198.18.0.2", 7300));
         assertThat(ex.reason()).isEqualTo(RpmaListenException.Reason.NO_DEVICE);
         FailureAnalysis analysis = RpmaFailureAnalyzers.analyze(ex);
-        assertThat(analysis.getAction()).contains("'rpma.server.endpoints.replica.address'");
+        assertThat(analysis.getDescription()).startsWith("RDMA endpoint 'replica' could not listen: no interface of this"
+                + " machine has the address 198.18.0.2 (rpma_ep_listen() failed");
+        assertThat(analysis.getAction()).contains("'rdma link show'")
+            .endsWith(" The endpoint's address is set by 'rpma.server.endpoints.replica.address'.");
     }
 
     @Test
     void portInUse() {
         RpmaListenException ex = new RpmaListenException("replica", "198.18.0.1", 7205,
-                provider("rpma_ep_listen", Errno.EADDRINUSE));
+                provider("rpma_ep_listen", Errno.EADDRINUSE, "198.18.0.1", 7205));
         assertThat(ex.reason()).isEqualTo(RpmaListenException.Reason.PORT_IN_USE);
         FailureAnalysis analysis = RpmaFailureAnalyzers.analyze(new BeanCreationException("rpmaServer", "failed", ex));
-        assertThat(analysis.getDescription()).contains("'replica'").contains("198.18.0.1:7205")
-            .contains("already in use");
-        assertThat(analysis.getAction()).contains("198.18.0.1:7205")
-            .contains("'rpma.server.endpoints.replica.port'")
-            .contains("free port");
+        assertThat(analysis.getDescription()).isEqualTo("RDMA endpoint 'replica' could not listen: port 7205 on"
+                + " 198.18.0.1 is in use (rpma_ep_listen() failed with RPMA_E_PROVIDER (-100002): Provider error"
+                + " occurred; errno 98 (EADDRINUSE)).");
+        assertThat(analysis.getAction()).isEqualTo("Stop the other process that listens on 198.18.0.1:7205, or choose"
+                + " another port. The endpoint's port is set by 'rpma.server.endpoints.replica.port'.");
     }
 
     @Test
@@ -85,8 +100,18 @@ class RpmaFailureAnalyzersTests {
                 new RpmaException("rpma_peer_new", RpmaError.NOMEM.code(), "Out of memory", 0, null));
         assertThat(ex.reason()).isEqualTo(RpmaListenException.Reason.OTHER);
         FailureAnalysis analysis = RpmaFailureAnalyzers.analyze(ex);
-        assertThat(analysis.getDescription()).contains("rpma_peer_new() failed with RPMA_E_NOMEM");
+        assertThat(analysis.getDescription()).isEqualTo("RDMA endpoint 'default' could not listen on 198.18.0.1:7204:"
+                + " rpma_peer_new() failed with RPMA_E_NOMEM (-100003): Out of memory");
         assertThat(analysis.getAction()).contains("RDMA-capable interface").contains("dev.rpma.librpma");
+    }
+
+    @Test
+    void invalidPropertyWithItsOwnAction() {
+        FailureAnalysis analysis = RpmaFailureAnalyzers.analyze(new InvalidRpmaPropertyException("rpma.server.address",
+                "${RDMA_IP}", "contains the placeholder '${RDMA_IP}', which is not defined", "Define 'RDMA_IP'"));
+        assertThat(analysis.getDescription()).isEqualTo("Property 'rpma.server.address' has the invalid value"
+                + " '${RDMA_IP}': contains the placeholder '${RDMA_IP}', which is not defined");
+        assertThat(analysis.getAction()).isEqualTo("Define 'RDMA_IP'.");
     }
 
     @Test
@@ -168,7 +193,31 @@ class RpmaFailureAnalyzersTests {
             .contains("only sets the endpoint");
     }
 
-    private static RpmaException provider(String function, int errno) {
-        return new RpmaException(function, RpmaError.PROVIDER.code(), "Provider error occurred", errno, null);
+    /** As the binding makes it: with the hint of its kind. */
+    private static RpmaException provider(String function, int errno, String address, int port) {
+        int code = RpmaError.PROVIDER.code();
+        return new RpmaException(function, code, "Provider error occurred", errno,
+                RpmaFailureKind.classify(function, code, errno).hint(address, port));
+    }
+
+    /** The loader's failure for a library that does not exist. */
+    private static UnsatisfiedLinkError failedLoad(String library) {
+        String saved = System.getProperty(RpmaLibraryLoader.PROPERTY);
+        System.setProperty(RpmaLibraryLoader.PROPERTY, library);
+        try {
+            RpmaLibraryLoader.load();
+            throw new AssertionError(library + " was loaded");
+        }
+        catch (RpmaLibraryLoader.LoadFailure ex) {
+            return ex;
+        }
+        finally {
+            if (saved == null) {
+                System.clearProperty(RpmaLibraryLoader.PROPERTY);
+            }
+            else {
+                System.setProperty(RpmaLibraryLoader.PROPERTY, saved);
+            }
+        }
     }
 }

@@ -352,7 +352,9 @@ class RpmaServerSettingsFactoryTests {
             assertThat(ex.getMessage()).contains(property).contains(reason);
             FailureAnalysis analysis = new InvalidRpmaPropertyFailureAnalyzer().analyze(ex);
             assertThat(analysis.getDescription()).contains("'" + property + "'").contains(reason);
-            assertThat(analysis.getAction()).isEqualTo("Update '" + property + "' in your application's configuration.");
+            // an address says what to set it to; the other properties, only which one to update
+            assertThat(analysis.getAction()).contains("'" + property + "'").isEqualTo((ex.action() != null)
+                    ? ex.action() + "." : "Update '" + property + "' in your application's configuration.");
             assertThat(analysis.getCause()).isSameAs(ex);
         };
     }
