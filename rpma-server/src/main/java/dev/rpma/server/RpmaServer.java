@@ -1,11 +1,13 @@
 package dev.rpma.server;
 
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 
@@ -161,6 +163,10 @@ public final class RpmaServer {
                 batches[i] = new RpmaCompletions(COMPLETION_BATCH);
             }
             try {
+                // before anything native: a wiring mistake is reported as itself, not hidden behind a missing device
+                for (RpmaEndpointSettings endpoint : this.settings.endpoints()) {
+                    checkMessageHandlers(endpoint, this.components.messageListeners(endpoint.name()).keySet());
+                }
                 for (RpmaEndpointSettings endpoint : this.settings.endpoints()) {
                     peer(this.rpma, endpoint, this.peers);
                 }
@@ -186,6 +192,21 @@ public final class RpmaServer {
         this.components.observer().loopsCreated(this.loops.loops());
     }
 
+    /** A raw endpoint has at most one message handler; a framed one's routes fit in a frame. */
+    private static void checkMessageHandlers(RpmaEndpointSettings settings, Set<String> routes) {
+        if (settings.messages().mode() == RpmaWireMode.RAW && routes.size() > 1) {
+            throw new IllegalArgumentException("Endpoint '" + settings.name() + "' is raw, so its messages have no route,"
+                    + " but it has " + routes.size() + " message handlers " + routes + ": give it one, or use the"
+                    + " framed mode");
+        }
+        for (String route : routes) {
+            if (route.getBytes(StandardCharsets.UTF_8).length > FramedWire.MAX_ROUTE_LENGTH) {
+                throw new IllegalArgumentException("Route '" + route + "' of endpoint '" + settings.name() + "' is longer"
+                        + " than " + FramedWire.MAX_ROUTE_LENGTH + " bytes (UTF-8): shorten it");
+            }
+        }
+    }
+
     private static RpmaPeer peer(Rpma rpma, RpmaEndpointSettings settings, Map<String, RpmaPeer> peers) {
         RpmaPeer peer = peers.get(settings.address());
         if (peer == null) {
@@ -204,17 +225,6 @@ public final class RpmaServer {
             Components components, RpmaRegions regions, RpmaEventLoopGroup loops, RpmaCompletions[] batches) {
         Map<String, RpmaMessageListener> messageHandlers = components.messageListeners(settings.name());
         RpmaEndpointSettings.Messages messages = settings.messages();
-        if (messages.mode() == RpmaWireMode.RAW && messageHandlers.size() > 1) {
-            throw new IllegalArgumentException("Endpoint '" + settings.name() + "' is raw, so its messages have no route,"
-                    + " but it has " + messageHandlers.size() + " message handlers " + messageHandlers.keySet()
-                    + ": give it one, or use the framed mode");
-        }
-        for (String route : messageHandlers.keySet()) {
-            if (route.getBytes(java.nio.charset.StandardCharsets.UTF_8).length > FramedWire.MAX_ROUTE_LENGTH) {
-                throw new IllegalArgumentException("Route '" + route + "' of endpoint '" + settings.name() + "' is longer"
-                        + " than " + FramedWire.MAX_ROUTE_LENGTH + " bytes");
-            }
-        }
         boolean dataPath = !messageHandlers.isEmpty();
         RpmaQueueSizes needed = dataPath ? RpmaQueueSizes.of(messages) : RpmaQueueSizes.NONE;
         RpmaEndpoint endpoint;

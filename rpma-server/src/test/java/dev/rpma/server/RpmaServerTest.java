@@ -57,6 +57,30 @@ class RpmaServerTest {
     }
 
     @Test
+    void aRawEndpointWithTwoMessageHandlersFailsBeforeAnythingNativeIsMade() {
+        this.harness.messageHandlers.put("a", (message, session) -> null);
+        this.harness.messageHandlers.put("b", (message, session) -> null);
+        // no device either: the wiring mistake is what the user is told
+        this.harness.fake.failNext("rpma_utils_get_ibv_context", RpmaError.PROVIDER.code(), Errno.ENODEV);
+        assertThatThrownBy(() -> this.harness.listen(RpmaIncomingRequest::connect))
+            .isInstanceOf(IllegalArgumentException.class)
+            .hasMessageContaining("is raw, so its messages have no route, but it has 2 message handlers");
+        assertThat(this.harness.fake.callLog()).as("no librpma call").isEmpty();
+        this.harness.server = null;
+    }
+
+    @Test
+    void aRouteLongerThanAFrameTakesFailsBeforeAnythingNativeIsMade() {
+        this.harness.messages = this.harness.messages.withMode(RpmaWireMode.FRAMED);
+        this.harness.messageHandlers.put("r".repeat(65), (message, session) -> null);
+        assertThatThrownBy(() -> this.harness.listen(RpmaIncomingRequest::connect))
+            .isInstanceOf(IllegalArgumentException.class)
+            .hasMessageContaining("is longer than 64 bytes");
+        assertThat(this.harness.fake.callLog()).as("no librpma call").isEmpty();
+        this.harness.server = null;
+    }
+
+    @Test
     void aRegionIsRegisteredOnceWithItsUsagesAndItsDescriptorGoesIntoTheAccept() {
         ByteBuffer memory = NativeMemory.allocate(14).put(0, "Hello client!\0".getBytes());
         this.harness.regions.add(RpmaRegionDefinition.readOnly("greeting", memory));
@@ -135,16 +159,6 @@ class RpmaServerTest {
                 (rpma) -> rpma.newConnectionConfig().cqSize(16).rcqSize(8))))
             .hasMessageContaining("leave the rcq size at 0");
         this.harness.fake.assertAllFreed();
-    }
-
-    @Test
-    void aRawEndpointTakesOneMessageHandler() {
-        this.harness.messageHandlers.put("a", (message, session) -> null);
-        this.harness.messageHandlers.put("b", (message, session) -> null);
-        assertThatThrownBy(() -> this.harness.listen(RpmaIncomingRequest::connect))
-            .hasMessageContaining("raw, so its messages have no route");
-        this.harness.fake.assertAllFreed();
-        this.harness.server = null;
     }
 
     @Test
