@@ -29,7 +29,8 @@ final class JniCalls {
     /** {@code false} turns the JNI calls off: every call through JNA (for comparisons, or as a way out). */
     static final String PROPERTY = "rpma.jni";
 
-    private static final String RESOURCE = "/dev/rpma/jna/raw/" + Platform.RESOURCE_PREFIX + "/librpmajni.so";
+    /** Where the build puts the JNI library in the jar, when it can make one. */
+    static final String RESOURCE = "/dev/rpma/jna/raw/" + Platform.RESOURCE_PREFIX + "/librpmajni.so";
 
     /** Why the JNI library is not loaded, or {@code null} when it is. */
     private static final String UNAVAILABLE = load();
