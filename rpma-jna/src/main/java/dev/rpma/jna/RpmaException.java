@@ -1,5 +1,7 @@
 package dev.rpma.jna;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * A librpma call failed. Carries the C function's name, the {@link RpmaError} code, librpma's own
  * text ({@code rpma_err_2str}) and, for {@link RpmaError#PROVIDER}, the {@code errno} the provider
@@ -20,7 +22,7 @@ public class RpmaException extends RuntimeException {
 
     private final String librpmaText;
 
-    public RpmaException(String function, int returnCode, String librpmaText, int errno, String hint) {
+    public RpmaException(String function, int returnCode, String librpmaText, int errno, @Nullable String hint) {
         super(message(function, returnCode, librpmaText, errno, hint));
         this.function = function;
         this.error = RpmaError.of(returnCode);
@@ -54,7 +56,7 @@ public class RpmaException extends RuntimeException {
         return this.librpmaText;
     }
 
-    private static String message(String function, int returnCode, String text, int errno, String hint) {
+    private static String message(String function, int returnCode, String text, int errno, @Nullable String hint) {
         StringBuilder message = new StringBuilder(function).append("() failed with ")
                 .append(RpmaError.of(returnCode).cName()).append(" (").append(returnCode).append("): ").append(text);
         if (errno != 0) {
