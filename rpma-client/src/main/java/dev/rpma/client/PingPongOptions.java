@@ -3,6 +3,8 @@ package dev.rpma.client;
 import java.time.Duration;
 import java.util.concurrent.CountDownLatch;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * A ping-pong run of 08-messages-ping-pong: {@code rounds} exchanges starting at {@code seed}, then,
  * before the final {@code I_M_DONE}, an optional hold of the established connection (to keep a
@@ -14,7 +16,8 @@ import java.util.concurrent.CountDownLatch;
  * @param release ends the hold early when counted down; may be {@code null}
  * @param onHold runs when the hold starts; may be {@code null}
  */
-public record PingPongOptions(long seed, int rounds, Duration hold, CountDownLatch release, Runnable onHold) {
+public record PingPongOptions(long seed, int rounds, Duration hold, @Nullable CountDownLatch release,
+        @Nullable Runnable onHold) {
 
     public PingPongOptions {
         if (rounds < 0) {
@@ -31,7 +34,7 @@ public record PingPongOptions(long seed, int rounds, Duration hold, CountDownLat
     }
 
     /** The same run, holding the connection for up to {@code hold} before finishing. */
-    public PingPongOptions holding(Duration hold, CountDownLatch release, Runnable onHold) {
+    public PingPongOptions holding(Duration hold, @Nullable CountDownLatch release, @Nullable Runnable onHold) {
         return new PingPongOptions(this.seed, this.rounds, hold, release, onHold);
     }
 }

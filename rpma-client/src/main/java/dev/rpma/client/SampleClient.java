@@ -7,6 +7,8 @@ import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
 import java.util.function.Consumer;
 
+import org.jspecify.annotations.Nullable;
+
 import dev.rpma.client.SampleClientException.Failure;
 import dev.rpma.server.RpmaCommonData;
 import dev.rpma.client.protocol.ExampleProtocols;
@@ -196,7 +198,7 @@ public final class SampleClient implements AutoCloseable {
     }
 
     /** Sends the request and waits for ESTABLISHED; on any other outcome the connection is deleted. */
-    private Session connect(int port, byte[] privateData) {
+    private Session connect(int port, byte @Nullable [] privateData) {
         RpmaConnectionRequest request = this.peer.newConnectionRequest(this.server, port, null);
         RpmaConnection connection;
         try {
@@ -246,7 +248,7 @@ public final class SampleClient implements AutoCloseable {
 
         private final int[] eventFd;
 
-        private CompletionWaiter completions;
+        private @Nullable CompletionWaiter completions;
 
         /** CLOSED or LOST already read, so the teardown must not wait for it. */
         private boolean ended;
@@ -257,7 +259,7 @@ public final class SampleClient implements AutoCloseable {
         }
 
         /** The next connection event within {@code timeout}, or {@code null}. */
-        RpmaConnectionEvent nextEvent(Duration timeout) {
+        @Nullable RpmaConnectionEvent nextEvent(Duration timeout) {
             long deadline = System.nanoTime() + timeout.toNanos();
             while (true) {
                 RpmaConnectionEvent event = this.connection.nextEvent();

@@ -1,5 +1,7 @@
 package dev.rpma.jna;
 
+import org.jspecify.annotations.Nullable;
+
 import dev.rpma.jna.raw.LibRpma;
 import dev.rpma.jna.raw.RpmaLibraryLoader;
 
@@ -33,7 +35,7 @@ public final class Rpma {
     }
 
     /** Why librpma could not be bound, or {@code null} when it is available. */
-    public static Throwable unavailabilityCause() {
+    public static @Nullable Throwable unavailabilityCause() {
         return Default.CAUSE;
     }
 
@@ -118,7 +120,7 @@ public final class Rpma {
      * The exception for a failed call; errno is read first, before any other call into the
      * library can overwrite it.
      */
-    RpmaException failure(int rc, String function, String hint) {
+    RpmaException failure(int rc, String function, @Nullable String hint) {
         int errno = (rc == RpmaError.PROVIDER.code()) ? this.lib.lastErrno() : 0;
         return new RpmaException(function, rc, this.lib.rpma_err_2str(rc), errno, hint);
     }
@@ -136,9 +138,9 @@ public final class Rpma {
     /** Binds the installed library at most once, on first use. */
     private static final class Default {
 
-        static final Rpma INSTANCE;
+        static final @Nullable Rpma INSTANCE;
 
-        static final Throwable CAUSE;
+        static final @Nullable Throwable CAUSE;
 
         static {
             Rpma instance = null;

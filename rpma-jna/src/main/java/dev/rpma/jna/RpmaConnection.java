@@ -1,5 +1,7 @@
 package dev.rpma.jna;
 
+import org.jspecify.annotations.Nullable;
+
 import dev.rpma.jna.io.FileDescriptors;
 import dev.rpma.jna.raw.LibRpma;
 
@@ -22,7 +24,7 @@ public final class RpmaConnection extends NativeHandle implements AutoCloseable 
 
     private final RpmaCompletionQueue cq;
 
-    private final RpmaCompletionQueue rcq;
+    private final @Nullable RpmaCompletionQueue rcq;
 
     private RpmaConnection(RpmaPeer peer, long pointer, long cq, long rcq) {
         super(peer.rpma, pointer);
@@ -66,7 +68,7 @@ public final class RpmaConnection extends NativeHandle implements AutoCloseable 
      *     {@code EAGAIN} on a non-blocking event fd)
      * @throws RpmaException {@code RPMA_E_UNKNOWN} for an event librpma does not map, or a provider error
      */
-    public RpmaConnectionEvent nextEvent() {
+    public @Nullable RpmaConnectionEvent nextEvent() {
         Scratch scratch = Scratch.get();
         long conn = acquire();
         try {
@@ -126,7 +128,7 @@ public final class RpmaConnection extends NativeHandle implements AutoCloseable 
      * The receive completion queue ({@code rpma_conn_get_rcq}), or {@code null} when the
      * configuration's rcq size was 0 and receives complete on {@link #completionQueue()}.
      */
-    public RpmaCompletionQueue receiveCompletionQueue() {
+    public @Nullable RpmaCompletionQueue receiveCompletionQueue() {
         return this.rcq;
     }
 
@@ -140,7 +142,7 @@ public final class RpmaConnection extends NativeHandle implements AutoCloseable 
      *
      * @return the queue that has completions, or {@code null} for {@code RPMA_E_NO_COMPLETION}
      */
-    public RpmaCompletionQueue awaitCompletion() {
+    public @Nullable RpmaCompletionQueue awaitCompletion() {
         Scratch scratch = Scratch.get();
         scratch.buffer.put(Scratch.OUT2, (byte) 0);
         long conn = acquire();

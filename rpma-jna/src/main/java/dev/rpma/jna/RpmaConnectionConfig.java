@@ -2,6 +2,8 @@ package dev.rpma.jna;
 
 import java.time.Duration;
 
+import org.jspecify.annotations.Nullable;
+
 import dev.rpma.jna.raw.LibRpma;
 
 /**
@@ -122,7 +124,7 @@ public final class RpmaConnectionConfig extends NativeHandle implements AutoClos
     }
 
     /** Sets the shared receive queue ({@code null} for none); keep it open while connections use it. */
-    public RpmaConnectionConfig sharedReceiveQueue(RpmaSharedReceiveQueue srq) {
+    public RpmaConnectionConfig sharedReceiveQueue(@Nullable RpmaSharedReceiveQueue srq) {
         long cfg = acquire();
         try {
             // acquired inside the try: a closed queue must not leave this configuration acquired

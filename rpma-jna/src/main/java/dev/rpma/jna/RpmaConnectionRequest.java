@@ -2,6 +2,8 @@ package dev.rpma.jna;
 
 import java.util.Arrays;
 
+import org.jspecify.annotations.Nullable;
+
 import dev.rpma.jna.raw.NativeMemory;
 
 /**
@@ -28,15 +30,16 @@ public final class RpmaConnectionRequest extends NativeHandle implements AutoClo
 
     private final RpmaPeer peer;
 
-    private final RpmaEndpoint endpoint;
+    private final @Nullable RpmaEndpoint endpoint;
 
-    private final Thread owner;
+    /** The creating thread of a client's request; {@code null} for an endpoint's, which its endpoint owns. */
+    private final @Nullable Thread owner;
 
     private final boolean serverSide;
 
     private final byte[] privateData;
 
-    private RpmaConnectionRequest(RpmaPeer peer, long pointer, RpmaEndpoint endpoint, Thread owner,
+    private RpmaConnectionRequest(RpmaPeer peer, long pointer, @Nullable RpmaEndpoint endpoint, @Nullable Thread owner,
             boolean serverSide, byte[] privateData) {
         super(peer.rpma, pointer);
         this.peer = peer;
@@ -58,8 +61,8 @@ public final class RpmaConnectionRequest extends NativeHandle implements AutoClo
      * Wraps a request librpma just handed out, copying its private data at once (librpma's pointer
      * dies with the request). If that fails, the request is rejected so that nothing leaks.
      */
-    private static RpmaConnectionRequest obtained(RpmaPeer peer, long pointer, RpmaEndpoint endpoint, Thread owner,
-            boolean serverSide) {
+    private static RpmaConnectionRequest obtained(RpmaPeer peer, long pointer, @Nullable RpmaEndpoint endpoint,
+            @Nullable Thread owner, boolean serverSide) {
         Rpma rpma = peer.rpma;
         byte[] privateData;
         try {
@@ -106,7 +109,7 @@ public final class RpmaConnectionRequest extends NativeHandle implements AutoClo
     }
 
     /** The endpoint this request came from, {@code null} for a client's request. */
-    public RpmaEndpoint endpoint() {
+    public @Nullable RpmaEndpoint endpoint() {
         return this.endpoint;
     }
 
@@ -150,7 +153,7 @@ public final class RpmaConnectionRequest extends NativeHandle implements AutoClo
      *     ({@value #MAX_ACCEPT_PRIVATE_DATA} bytes for an accept, {@value #MAX_CONNECT_PRIVATE_DATA}
      *     for a client's connect); the request is then still pending
      */
-    public RpmaConnection connect(byte[] privateData) {
+    public RpmaConnection connect(byte @Nullable [] privateData) {
         int limit = this.serverSide ? MAX_ACCEPT_PRIVATE_DATA : MAX_CONNECT_PRIVATE_DATA;
         if (privateData != null && privateData.length > limit) {
             throw new IllegalArgumentException("Private data of " + privateData.length + " bytes is too long: "

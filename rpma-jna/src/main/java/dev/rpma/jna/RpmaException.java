@@ -1,5 +1,7 @@
 package dev.rpma.jna;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * A librpma call failed. Carries the C function's name, the {@link RpmaError} code, librpma's own
  * text ({@code rpma_err_2str}) and, for {@link RpmaError#PROVIDER}, the {@code errno} the provider
@@ -20,9 +22,9 @@ public class RpmaException extends RuntimeException {
 
     private final String librpmaText;
 
-    private final String hint;
+    private final @Nullable String hint;
 
-    public RpmaException(String function, int returnCode, String librpmaText, int errno, String hint) {
+    public RpmaException(String function, int returnCode, String librpmaText, int errno, @Nullable String hint) {
         super(message(function, returnCode, librpmaText, errno, hint));
         this.function = function;
         this.error = RpmaError.of(returnCode);
@@ -61,7 +63,7 @@ public class RpmaException extends RuntimeException {
      * What is wrong and what to do, where there is a known fix (see {@link RpmaFailureKind#hint});
      * else {@code null}.
      */
-    public String hint() {
+    public @Nullable String hint() {
         return this.hint;
     }
 
@@ -83,7 +85,7 @@ public class RpmaException extends RuntimeException {
         return message.toString();
     }
 
-    private static String message(String function, int returnCode, String text, int errno, String hint) {
+    private static String message(String function, int returnCode, String text, int errno, @Nullable String hint) {
         String diagnostic = diagnostic(function, returnCode, text, errno);
         return (hint != null) ? diagnostic + ". " + hint : diagnostic;
     }

@@ -1,5 +1,6 @@
 package dev.rpma.jna;
 
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -89,7 +90,7 @@ public final class RpmaLog {
     }
 
     /** librpma's line for a non-blocking {@code rdma_get_cm_event} with nothing queued. */
-    static boolean isEmptyNonBlockingRead(String message) {
+    static boolean isEmptyNonBlockingRead(@Nullable String message) {
         return message != null && message.contains("rdma_get_cm_event()")
                 && message.endsWith("Resource temporarily unavailable");
     }

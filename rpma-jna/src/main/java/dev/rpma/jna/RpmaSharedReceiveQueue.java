@@ -1,5 +1,7 @@
 package dev.rpma.jna;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * A shared receive queue ({@code struct rpma_srq}) that several connections receive through (set it
  * on their {@link RpmaConnectionConfig}). Thread-safe; close it after those connections.
@@ -8,7 +10,7 @@ public final class RpmaSharedReceiveQueue extends NativeHandle implements AutoCl
 
     private final RpmaPeer peer;
 
-    private final RpmaCompletionQueue rcq;
+    private final @Nullable RpmaCompletionQueue rcq;
 
     private RpmaSharedReceiveQueue(RpmaPeer peer, long pointer, long rcq) {
         super(peer.rpma, pointer);
@@ -34,7 +36,7 @@ public final class RpmaSharedReceiveQueue extends NativeHandle implements AutoCl
     }
 
     /** The receive completion queue ({@code rpma_srq_get_rcq}), {@code null} when its size is 0. */
-    public RpmaCompletionQueue receiveCompletionQueue() {
+    public @Nullable RpmaCompletionQueue receiveCompletionQueue() {
         return this.rcq;
     }
 

@@ -1,5 +1,7 @@
 package dev.rpma.jna;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * A thread that calls librpma often (an event loop, a handler thread): it keeps the native scratch
  * memory of its calls (out-parameters, private data) in a field of its own, where any other thread
@@ -8,7 +10,7 @@ package dev.rpma.jna;
 public class RpmaThread extends Thread {
 
     /** Created and used only by this thread. */
-    private Scratch scratch;
+    private @Nullable Scratch scratch;
 
     public RpmaThread(Runnable task, String name) {
         super(task, name);

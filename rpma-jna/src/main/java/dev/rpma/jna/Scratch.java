@@ -2,6 +2,8 @@ package dev.rpma.jna;
 
 import java.nio.ByteBuffer;
 
+import org.jspecify.annotations.Nullable;
+
 import dev.rpma.jna.raw.NativeMemory;
 
 /**
@@ -52,7 +54,7 @@ final class Scratch {
     }
 
     /** Copies {@code bytes} into a {@code struct rpma_conn_private_data}; returns its address (0 for none). */
-    long privateData(byte[] bytes) {
+    long privateData(byte @Nullable [] bytes) {
         if (bytes == null || bytes.length == 0) {
             return 0;
         }

@@ -15,6 +15,7 @@ import java.util.concurrent.TimeUnit;
 
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.condition.EnabledIf;
 
 import dev.rpma.jna.io.FdPoller;
 import dev.rpma.jna.raw.LibC;
@@ -25,6 +26,8 @@ import dev.rpma.jna.raw.NativeLogFunction;
  * ({@code src/test/c/layout_probe.c}) is compiled with gcc against librpma.h and
  * infiniband/verbs.h at test time and prints them.
  */
+@EnabledIf(value = "dev.rpma.jna.NativeToolchain#hasGcc",
+        disabledReason = "gcc is not on the PATH, so the probe of the C headers cannot be compiled")
 class LayoutNativeTest {
 
     private static final Map<String, Long> C = new HashMap<>();

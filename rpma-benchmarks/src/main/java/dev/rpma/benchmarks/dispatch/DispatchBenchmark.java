@@ -13,6 +13,8 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
 import java.util.stream.Collectors;
 
+import org.jspecify.annotations.Nullable;
+
 import dev.rpma.benchmarks.binding.ForwardingLibRpma;
 import dev.rpma.benchmarks.binding.Internals;
 import dev.rpma.jna.PeerRole;
@@ -137,7 +139,7 @@ public final class DispatchBenchmark {
     private int nextPort = 7300;
 
     /** Runs only this variant, {@code --rounds} times, and prints nothing else: for a profiler. */
-    private Variant profile;
+    private @Nullable Variant profile;
 
     private boolean profileOneAtATime;
 

@@ -4,6 +4,7 @@ import java.io.ByteArrayOutputStream;
 import java.nio.charset.StandardCharsets;
 
 import com.sun.jna.Pointer;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Expands the printf conversions librpma's log formats use ({@code %s %d %i %u %x %X %o %p %c %%}
@@ -17,7 +18,7 @@ final class CFormat {
     private CFormat() {
     }
 
-    static String format(String format, long[] args) {
+    static String format(@Nullable String format, long[] args) {
         if (format == null) {
             return "";
         }

@@ -2,6 +2,7 @@ package dev.rpma.jna.raw;
 
 import com.sun.jna.Native;
 import com.sun.jna.NativeLibrary;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.LoggerFactory;
 
 /**
@@ -19,7 +20,7 @@ final class JnaLibRpma implements LibRpma {
      * The calls of the data path and of every connection through JNI ({@link JniCalls}); {@code null}:
      * through JNA.
      */
-    private final JniCalls jni;
+    private final @Nullable JniCalls jni;
 
     JnaLibRpma(NativeLibrary library) {
         this(library, JniCalls.bind(library));
@@ -27,7 +28,7 @@ final class JnaLibRpma implements LibRpma {
                 (this.jni != null) ? "through JNI" : "through JNA, " + JniCalls.unavailableReason());
     }
 
-    JnaLibRpma(NativeLibrary library, JniCalls jni) {
+    JnaLibRpma(NativeLibrary library, @Nullable JniCalls jni) {
         Native.register(Direct.class, library);
         this.jni = jni;
     }

@@ -8,6 +8,7 @@ import com.sun.jna.Native;
 import com.sun.jna.NativeLibrary;
 import com.sun.jna.Platform;
 import com.sun.jna.Pointer;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The librpma calls that run per message or per connection, and libc's {@code poll}, {@code fcntl}
@@ -29,10 +30,11 @@ final class JniCalls {
     /** {@code false} turns the JNI calls off: every call through JNA (for comparisons, or as a way out). */
     static final String PROPERTY = "rpma.jni";
 
-    private static final String RESOURCE = "/dev/rpma/jna/raw/" + Platform.RESOURCE_PREFIX + "/librpmajni.so";
+    /** Where the build puts the JNI library in the jar, when it can make one. */
+    static final String RESOURCE = "/dev/rpma/jna/raw/" + Platform.RESOURCE_PREFIX + "/librpmajni.so";
 
     /** Why the JNI library is not loaded, or {@code null} when it is. */
-    private static final String UNAVAILABLE = load();
+    private static final @Nullable String UNAVAILABLE = load();
 
     /** Whether {@link LibC} calls {@code poll}, {@code fcntl} and epoll through JNI; decided once, when it is loaded. */
     static final boolean LIBC = unavailableReason() == null;
@@ -81,7 +83,7 @@ final class JniCalls {
     }
 
     /** The calls into {@code library}'s functions, or {@code null} when JNI is not available. */
-    static JniCalls bind(NativeLibrary library) {
+    static @Nullable JniCalls bind(NativeLibrary library) {
         if (unavailableReason() != null) {
             return null;
         }
@@ -89,14 +91,14 @@ final class JniCalls {
     }
 
     /** Why calls go through JNA, or {@code null} when the JNI calls can be used. */
-    static String unavailableReason() {
+    static @Nullable String unavailableReason() {
         if (!Boolean.parseBoolean(System.getProperty(PROPERTY, "true"))) {
             return "turned off by the system property " + PROPERTY;
         }
         return UNAVAILABLE;
     }
 
-    private static String load() {
+    private static @Nullable String load() {
         try {
             if (JniCalls.class.getResource(RESOURCE) == null) {
                 return "no JNI library for " + Platform.RESOURCE_PREFIX + " in the jar";

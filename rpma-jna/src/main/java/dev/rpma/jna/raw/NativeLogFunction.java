@@ -3,6 +3,7 @@ package dev.rpma.jna.raw;
 import com.sun.jna.Callback;
 import com.sun.jna.CallbackReference;
 import com.sun.jna.Pointer;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A Java implementation of librpma's variadic {@code rpma_log_function}, for
@@ -36,14 +37,14 @@ public final class NativeLogFunction {
     }
 
     /** Where the one callback sends lines; replaced by each {@link #functionPointer(Sink)}. */
-    private static volatile Sink sink;
+    private static volatile @Nullable Sink sink;
 
     /**
      * The one callback, created once and strongly held for the JVM's life: JNA references callbacks
      * weakly, and librpma keeps whatever pointer it was given, so a callback must never be replaced
      * by a new one (the old pointer, still installed in librpma, would be collected and freed).
      */
-    private static VariadicLogCallback callback;
+    private static @Nullable VariadicLogCallback callback;
 
     private static long pointer;
 

@@ -8,6 +8,7 @@ import java.util.function.ToIntFunction;
 
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.condition.EnabledIf;
 
 import com.sun.jna.Memory;
 import com.sun.jna.Native;
@@ -19,6 +20,8 @@ import com.sun.jna.Pointer;
  * calls answer as JNA's do and pass their arguments in order, a failed call's errno reaches
  * {@link LibRpma#lastErrno()} (and {@link LibC#errno()}), and they can be turned off.
  */
+@EnabledIf(value = "dev.rpma.jna.NativeToolchain#canBuildJni",
+        disabledReason = "gcc or the JDK's include/jni.h is missing, so the build made no JNI library")
 class JniCallsNativeTest {
 
     private static final int INVAL = -100004;

@@ -3,6 +3,7 @@ package dev.rpma.spring.annotation;
 import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Method;
 
+import org.jspecify.annotations.Nullable;
 import org.springframework.util.ReflectionUtils;
 
 import dev.rpma.server.RpmaSession;
@@ -90,7 +91,7 @@ public final class RpmaSessionEventMethod implements RpmaSessionListener {
         }
     }
 
-    private void invoke(RpmaSession session, RpmaSessionEnd end) {
+    private void invoke(RpmaSession session, @Nullable RpmaSessionEnd end) {
         Object[] args = new Object[this.arguments.length];
         for (int i = 0; i < args.length; i++) {
             args[i] = switch (this.arguments[i]) {

@@ -11,6 +11,7 @@ import io.micrometer.core.instrument.Clock;
 import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
+import org.jspecify.annotations.Nullable;
 
 import dev.rpma.jna.RpmaException;
 import dev.rpma.server.RpmaIncomingRequest;
@@ -146,7 +147,7 @@ public class RpmaServerMetrics implements RpmaServerObserver {
             .register(this.registry);
     }
 
-    private static String exceptionTag(Throwable failure) {
+    private static String exceptionTag(@Nullable Throwable failure) {
         if (failure == null) {
             return NONE;
         }

@@ -1,0 +1,8 @@
+/**
+ * The wire formats of librpma's examples, shared by this project's servers and clients so that
+ * both interoperate with the unmodified C programs.
+ */
+@NullMarked
+package dev.rpma.client.protocol;
+
+import org.jspecify.annotations.NullMarked;
