@@ -16,6 +16,13 @@ class SameIpEndToEndTests extends SampleAppEndToEndTests {
         return "same-ip";
     }
 
+    /** The app as shipped exposes no shutdown endpoint: this test stops it through one, enabled here. */
+    @Override
+    String[] appArguments() {
+        return new String[] { "--management.endpoints.web.exposure.include=health,info,metrics,prometheus,rpma,shutdown",
+                "--management.endpoint.shutdown.access=unrestricted" };
+    }
+
     @Override
     int stop(SampleAppProcess app) throws Exception {
         app.requestShutdown();

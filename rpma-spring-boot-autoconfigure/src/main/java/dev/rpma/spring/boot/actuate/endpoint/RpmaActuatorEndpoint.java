@@ -9,6 +9,7 @@ import java.util.Map;
 
 import org.jspecify.annotations.Nullable;
 
+import org.springframework.boot.actuate.endpoint.Access;
 import org.springframework.boot.actuate.endpoint.InvalidEndpointRequestException;
 import org.springframework.boot.actuate.endpoint.OperationResponseBody;
 import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
@@ -31,10 +32,12 @@ import dev.rpma.server.RpmaSessionState;
  * The {@code rpma} actuator endpoint: each RDMA endpoint's address, state, queue, sessions (open ones,
  * up to {@value #SESSIONS_SHOWN}, and how the others ended), messages, request totals by outcome, error
  * counts and last errors ({@value RpmaEndpointStatistics#LAST_ERRORS} at most); and pausing or resuming
- * accepting on one endpoint. It shows counters, states and librpma's error texts only, never a
+ * accepting on one endpoint. It is read-only unless the application allows the pause and resume
+ * explicitly ({@code management.endpoint.rpma.access=unrestricted}), since anyone who reaches them
+ * can turn every client away. It shows counters, states and librpma's error texts only, never a
  * request's private data, a session's attributes or a message's bytes.
  */
-@Endpoint(id = "rpma")
+@Endpoint(id = "rpma", defaultAccess = Access.READ_ONLY)
 public class RpmaActuatorEndpoint {
 
     /** Open sessions listed per endpoint at most, so that a busy server's answer stays small. */

@@ -36,7 +36,9 @@ public class RpmaEndpointHealthIndicator implements HealthIndicator {
         }
         RpmaEndpointState state = endpoint.state();
         Health.Builder builder = switch (state) {
-            case RUNNING, PAUSED -> Health.up();
+            case RUNNING -> Health.up();
+            // it listens but turns every client away: readiness probes must send traffic elsewhere
+            case PAUSED -> Health.outOfService();
             case FAILED -> (endpoint.failure() != null) ? Health.down(endpoint.failure()) : Health.down();
             case CREATED, STOPPING, STOPPED -> Health.outOfService();
         };

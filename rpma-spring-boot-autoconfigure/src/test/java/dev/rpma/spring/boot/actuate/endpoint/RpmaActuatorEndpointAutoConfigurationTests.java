@@ -93,15 +93,15 @@ class RpmaActuatorEndpointAutoConfigurationTests {
     }
 
     @Test
-    void webMappingIsReadAllReadOneAndPostToPauseOrResume() {
-        this.exposed.run((context) -> assertThat(operations(context)).containsOnlyKeys("GET rpma", "GET rpma/{name}",
-                "POST rpma/{name}"));
+    void readOnlyByDefaultSoPauseAndResumeAreLeftOut() {
+        this.exposed.run((context) -> assertThat(operations(context)).containsOnlyKeys("GET rpma", "GET rpma/{name}"));
     }
 
     @Test
-    void readOnlyAccessLeavesOutPauseAndResume() {
-        this.exposed.withPropertyValues("management.endpoint.rpma.access=READ_ONLY")
-            .run((context) -> assertThat(operations(context)).containsOnlyKeys("GET rpma", "GET rpma/{name}"));
+    void unrestrictedAccessAddsThePostToPauseOrResume() {
+        this.exposed.withPropertyValues("management.endpoint.rpma.access=UNRESTRICTED")
+            .run((context) -> assertThat(operations(context)).containsOnlyKeys("GET rpma", "GET rpma/{name}",
+                    "POST rpma/{name}"));
     }
 
     @Test
@@ -180,7 +180,7 @@ class RpmaActuatorEndpointAutoConfigurationTests {
 
     @Test
     void pauseRejectsAndCountsRequestsUntilResumed() {
-        this.exposed.run((context) -> {
+        this.exposed.withPropertyValues("management.endpoint.rpma.access=UNRESTRICTED").run((context) -> {
             Map<String, WebOperation> operations = operations(context);
             RpmaEndpointStatistics statistics = context.getBean(RpmaServer.class).endpoint("default").statistics();
             FakeEndpoint endpoint = this.fake.endpointAt(ADDRESS, PORT);

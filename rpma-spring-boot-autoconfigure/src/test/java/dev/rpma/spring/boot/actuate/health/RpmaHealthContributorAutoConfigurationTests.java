@@ -88,10 +88,12 @@ class RpmaHealthContributorAutoConfigurationTests {
             Await.until("the connection counted", () -> endpoint.activeConnections() == 1);
             assertThat(details(health, "default")).containsEntry("activeSessions", 1);
 
-            // paused still listens and runs its acceptor: UP, and the state says why requests are rejected
+            // paused, it still listens but rejects every request: out of service until resumed
             endpoint.pause();
-            assertThat(status(health, "default")).isEqualTo(Status.UP);
+            assertThat(status(health, "default")).isEqualTo(Status.OUT_OF_SERVICE);
             assertThat(details(health, "default")).containsEntry("state", "PAUSED");
+            endpoint.resume();
+            assertThat(status(health, "default")).isEqualTo(Status.UP);
         });
     }
 
