@@ -150,9 +150,13 @@ final class RpmaConfigurationReference {
             }
             else {
                 Object defaultValue = property.get("defaultValue");
+                String shown = (defaultValue != null) ? value(defaultValue) : "";
+                if (typeName(type).startsWith("one of ")) {
+                    // an enum's constant as the metadata spells it (READ_ONLY, read_only): as the type lists it
+                    shown = shown.toLowerCase(Locale.ROOT).replace('_', '-');
+                }
                 sections.computeIfAbsent(section(name), (section) -> new ArrayList<>())
-                    .add(new Row(name, typeName(type), (defaultValue != null) ? value(defaultValue) : "",
-                            (String) property.get("description")));
+                    .add(new Row(name, typeName(type), shown, (String) property.get("description")));
             }
         }
         sections.values().forEach((rows) -> rows.sort(Comparator.comparing(Row::name)));
