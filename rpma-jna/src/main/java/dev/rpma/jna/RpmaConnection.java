@@ -179,72 +179,56 @@ public final class RpmaConnection extends NativeHandle implements AutoCloseable 
     /** Reads {@code length} bytes of the other side's memory into local memory ({@code rpma_read}). */
     public void read(RpmaMemoryRegion destination, long destinationOffset, RpmaRemoteMemoryRegion source,
             long sourceOffset, long length, CompletionMode completion, long context) {
-        long conn = acquire();
-        try {
-            long dst = destination.acquire();
-            try {
-                long src = source.acquire();
-                try {
-                    int rc = this.rpma.lib().rpma_read(conn, dst, destinationOffset, src, sourceOffset, length,
-                            completion.flags, context);
-                    if (rc != 0) {
-                        throw this.rpma.failure(rc, "rpma_read", null);
-                    }
-                }
-                finally {
-                    source.release();
-                }
-            }
-            finally {
-                destination.release();
-            }
-        }
-        finally {
-            release();
-        }
+        transfer("rpma_read", READ, destination, destinationOffset, source, sourceOffset, length, completion, 0,
+                context);
     }
 
     /** Writes local memory to the other side ({@code rpma_write}). */
     public void write(RpmaRemoteMemoryRegion destination, long destinationOffset, RpmaMemoryRegion source,
             long sourceOffset, long length, CompletionMode completion, long context) {
-        long conn = acquire();
-        try {
-            long dst = destination.acquire();
-            try {
-                long src = source.acquire();
-                try {
-                    int rc = this.rpma.lib().rpma_write(conn, dst, destinationOffset, src, sourceOffset, length,
-                            completion.flags, context);
-                    if (rc != 0) {
-                        throw this.rpma.failure(rc, "rpma_write", null);
-                    }
-                }
-                finally {
-                    source.release();
-                }
-            }
-            finally {
-                destination.release();
-            }
-        }
-        finally {
-            release();
-        }
+        transfer("rpma_write", WRITE, destination, destinationOffset, source, sourceOffset, length, completion, 0,
+                context);
     }
 
     /** Writes with a 32-bit immediate value the other side receives ({@code rpma_write_with_imm}). */
     public void writeWithImmediate(RpmaRemoteMemoryRegion destination, long destinationOffset, RpmaMemoryRegion source,
             long sourceOffset, long length, CompletionMode completion, int immediate, long context) {
+        transfer("rpma_write_with_imm", WRITE_WITH_IMMEDIATE, destination, destinationOffset, source, sourceOffset,
+                length, completion, immediate, context);
+    }
+
+    /** One of librpma's two-region transfers, called with every argument (so its lambda captures nothing). */
+    @FunctionalInterface
+    private interface Transfer {
+
+        int call(LibRpma lib, long conn, long dst, long dstOffset, long src, long srcOffset, long length, int flags,
+                int immediate, long context);
+    }
+
+    private static final Transfer READ = (lib, conn, dst, dstOffset, src, srcOffset, length, flags, immediate,
+            context) -> lib.rpma_read(conn, dst, dstOffset, src, srcOffset, length, flags, context);
+
+    private static final Transfer WRITE = (lib, conn, dst, dstOffset, src, srcOffset, length, flags, immediate,
+            context) -> lib.rpma_write(conn, dst, dstOffset, src, srcOffset, length, flags, context);
+
+    private static final Transfer WRITE_WITH_IMMEDIATE = (lib, conn, dst, dstOffset, src, srcOffset, length, flags,
+            immediate, context) -> lib.rpma_write_with_imm(conn, dst, dstOffset, src, srcOffset, length, flags,
+                    immediate, context);
+
+    /** Calls {@code transfer} with the three handles held, so none can be freed during the call. */
+    private void transfer(String function, Transfer transfer, NativeHandle destination, long destinationOffset,
+            NativeHandle source, long sourceOffset, long length, CompletionMode completion, int immediate,
+            long context) {
         long conn = acquire();
         try {
             long dst = destination.acquire();
             try {
                 long src = source.acquire();
                 try {
-                    int rc = this.rpma.lib().rpma_write_with_imm(conn, dst, destinationOffset, src, sourceOffset, length,
+                    int rc = transfer.call(this.rpma.lib(), conn, dst, destinationOffset, src, sourceOffset, length,
                             completion.flags, immediate, context);
                     if (rc != 0) {
-                        throw this.rpma.failure(rc, "rpma_write_with_imm", null);
+                        throw this.rpma.failure(rc, function, null);
                     }
                 }
                 finally {
