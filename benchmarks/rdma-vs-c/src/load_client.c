@@ -41,6 +41,7 @@
 #define _GNU_SOURCE
 #include <librpma.h>
 #include <infiniband/verbs.h>
+#include "rdma_proc.h"
 
 #include <endian.h>
 #include <errno.h>
@@ -52,7 +53,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/resource.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -638,12 +638,7 @@ int main(int argc, char **argv)
 	if (timeout_s > 0)
 		alarm((unsigned)timeout_s);   /* a hung server must not hang the benchmark */
 
-	/* each connection holds a CM event channel and a completion channel fd: allow many */
-	struct rlimit rl;
-	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max) {
-		rl.rlim_cur = rl.rlim_max;
-		(void) setrlimit(RLIMIT_NOFILE, &rl);
-	}
+	raise_fd_limit();
 	if (!hello && inflight > 1) {
 		/* K sends and K receives outstanding, all completing on the main CQ */
 		uint32_t q = inflight > 10 ? (uint32_t)inflight : 10, cq = 2 * q;
