@@ -19,6 +19,7 @@
 #endif
 
 #include <librpma.h>
+#include "rdma_proc.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -36,13 +37,6 @@
 enum { EXIT_OK = 0, EXIT_FAIL = 1, EXIT_USAGE = 2, EXIT_TIMEOUT = 3 };
 /* results of the waits; < 0 is an error */
 enum { WAIT_OK = 0, WAIT_TIMEOUT = 1, WAIT_CLOSED = 2, WAIT_REJECTED = 3, WAIT_NO_EVENT = 4 };
-
-static inline uint64_t now_ms(void)
-{
-	struct timespec t;
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (uint64_t)t.tv_sec * 1000u + (uint64_t)t.tv_nsec / 1000000u;
-}
 
 /* "<program>: <what> failed: <ret> (<librpma's text for ret>)" on stderr */
 static inline void fail(const char *what, int ret)
