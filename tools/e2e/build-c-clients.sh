@@ -12,18 +12,9 @@ set -euo pipefail
 ROOT=$(cd "$(dirname "$(realpath "$0")")/../.." && pwd)
 SRC=$ROOT/sample-app/src/test/c
 OUT=$ROOT/sample-app/target/c-clients
-need=()
-command -v gcc >/dev/null || need+=(gcc libc6-dev)
-[ -f /usr/include/librpma.h ] || need+=(librpma-dev)
-[ -f /usr/include/infiniband/verbs.h ] || need+=(libibverbs-dev)   # librpma-dev does not depend on it
-if [ ${#need[@]} -gt 0 ]; then
-  [ "$(id -u)" = 0 ] || { echo "build-c-clients.sh: please install ${need[*]}" >&2; exit 1; }
-  DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends "${need[@]}" >&2 \
-    || { apt-get update -q >&2 && DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends "${need[@]}" >&2; }
-fi
-mkdir -p "$OUT"
-CFLAGS=(-O2 -g -std=gnu11 -Wall -Wextra -Werror -pthread)
+. "$ROOT/tools/c/build-lib.sh"
+c_build_deps build-c-clients.sh
 for prog in hello_client read_client pingpong_client conn_holder bad_client; do
-  gcc "${CFLAGS[@]}" -o "$OUT/$prog" "$SRC/$prog.c" -lrpma -libverbs -lpthread
+  c_build "$SRC" "$OUT" "$prog"
   echo "$OUT/$prog"
 done

@@ -50,19 +50,17 @@
 #define _GNU_SOURCE
 #include <librpma.h>
 #include <infiniband/verbs.h>
+#include "rdma_proc.h"
 
 #include <endian.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
-#include <signal.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/resource.h>
-#include <sys/signalfd.h>
 #include <sched.h>
 #include <time.h>
 #include <unistd.h>
@@ -145,13 +143,6 @@ static int set_nonblock(int fd)
 {
 	int fl = fcntl(fd, F_GETFL);
 	return fl < 0 ? -1 : fcntl(fd, F_SETFL, fl | O_NONBLOCK);
-}
-
-static uint64_t now_ms(void)
-{
-	struct timespec t;
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (uint64_t)t.tv_sec * 1000u + (uint64_t)t.tv_nsec / 1000000u;
 }
 
 /* release the buffers and registrations of a client (after its connection is gone) */
@@ -776,22 +767,12 @@ int main(int argc, char **argv)
 	const char *addr = argv[2], *port = argv[3];
 	int ret, rc = 0;
 
-	/* each connection holds a CM event channel and a completion channel fd: allow many */
-	struct rlimit rl;
-	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max) {
-		rl.rlim_cur = rl.rlim_max;
-		(void) setrlimit(RLIMIT_NOFILE, &rl);
-	}
+	raise_fd_limit();
 
 	/* librpma logs to syslog by default; also show errors on stderr */
 	(void) rpma_log_set_threshold(RPMA_LOG_THRESHOLD_AUX, RPMA_LOG_LEVEL_ERROR);
 
-	sigset_t sigs;
-	sigemptyset(&sigs);
-	sigaddset(&sigs, SIGINT);
-	sigaddset(&sigs, SIGTERM);
-	sigprocmask(SIG_BLOCK, &sigs, NULL);
-	int sig_fd = signalfd(-1, &sigs, SFD_NONBLOCK | SFD_CLOEXEC);
+	int sig_fd = stop_signal_fd();
 	if (sig_fd < 0) {
 		perror("signalfd");
 		return 1;

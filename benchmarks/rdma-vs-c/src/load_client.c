@@ -41,6 +41,7 @@
 #define _GNU_SOURCE
 #include <librpma.h>
 #include <infiniband/verbs.h>
+#include "rdma_proc.h"
 
 #include <endian.h>
 #include <errno.h>
@@ -52,7 +53,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/resource.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -203,6 +203,47 @@ static void *hello_worker(void *arg)
 
 #define CONN_CLOSED 1
 
+/* the completion channel (pfd[0]) and the CM event fd (pfd[1]) of a pingpong connection */
+static void watch_fds(struct rpma_conn *conn, struct rpma_cq *cq, struct pollfd pfd[2])
+{
+	pfd[0] = (struct pollfd){ -1, POLLIN, 0 };
+	pfd[1] = (struct pollfd){ -1, POLLIN, 0 };
+	(void) rpma_cq_get_fd(cq, &pfd[0].fd);
+	(void) rpma_conn_get_event_fd(conn, &pfd[1].fd);
+}
+
+/*
+ * No completion queued: wait for the completion channel or a CM event (a server that
+ * disconnects does not make a posted receive complete). Returns 0 (look for completions
+ * again), CONN_CLOSED (CLOSED/LOST seen) or an error (< 0, counted).
+ */
+static int await_cq_or_event(struct worker *w, struct rpma_conn *conn, struct rpma_cq *cq, struct pollfd pfd[2])
+{
+	int ret;
+	if (poll(pfd, 2, -1) < 0) {
+		if (errno == EINTR)
+			return 0;
+		perror("poll");
+		w->errors++;
+		return -1;
+	}
+	if (pfd[1].revents) {
+		enum rpma_conn_event ev = RPMA_CONN_UNDEFINED;
+		if ((ret = next_event(w, conn, &ev)))
+			return ret;
+		if (ev == RPMA_CONN_CLOSED || ev == RPMA_CONN_LOST)
+			return CONN_CLOSED;
+	}
+	if (pfd[0].revents) {
+		ret = rpma_cq_wait(cq);   /* consumes the channel event and re-arms the CQ */
+		if (ret && ret != RPMA_E_NO_COMPLETION) {
+			FAIL(w, "rpma_cq_wait", ret);
+			return ret;
+		}
+	}
+	return 0;
+}
+
 /*
  * Wait until the given numbers of SEND and RECV completions arrived. Watches the
  * connection's event channel too: a server that disconnects does not make a posted
@@ -212,35 +253,14 @@ static int wait_completions(struct worker *w, struct rpma_conn *conn, struct rpm
 		int sends, int recvs)
 {
 	struct ibv_wc wc[WC_BATCH];
-	struct pollfd pfd[2] = { { -1, POLLIN, 0 }, { -1, POLLIN, 0 } };
-	(void) rpma_cq_get_fd(cq, &pfd[0].fd);
-	(void) rpma_conn_get_event_fd(conn, &pfd[1].fd);
+	struct pollfd pfd[2];
+	watch_fds(conn, cq, pfd);
 	while (sends > 0 || recvs > 0) {
 		int got = 0;
 		int ret = rpma_cq_get_wc(cq, WC_BATCH, wc, &got);
 		if (ret == RPMA_E_NO_COMPLETION) {
-			if (poll(pfd, 2, -1) < 0) {
-				if (errno == EINTR)
-					continue;
-				perror("poll");
-				w->errors++;
-				return -1;
-			}
-			if (pfd[1].revents) {
-				enum rpma_conn_event ev = RPMA_CONN_UNDEFINED;
-				if ((ret = next_event(w, conn, &ev)))
-					return ret;
-				if (ev == RPMA_CONN_CLOSED || ev == RPMA_CONN_LOST)
-					return CONN_CLOSED;
-			}
-			if (pfd[0].revents) {
-				/* consumes the channel event and re-arms the CQ */
-				ret = rpma_cq_wait(cq);
-				if (ret && ret != RPMA_E_NO_COMPLETION) {
-					FAIL(w, "rpma_cq_wait", ret);
-					return ret;
-				}
-			}
+			if ((ret = await_cq_or_event(w, conn, cq, pfd)))
+				return ret;
 			continue;
 		}
 		if (ret) {
@@ -281,82 +301,102 @@ static bool send_done(struct worker *w, struct rpma_conn *conn, struct rpma_cq *
 	return wait_completions(w, conn, cq, 1, 0) == CONN_CLOSED;
 }
 
-/* a pingpong worker's buffers: deregister the regions that were registered, free both */
-static void release_buffers(struct worker *w, struct rpma_mr_local **recv_mr, struct rpma_mr_local **send_mr,
-		uint64_t *recv_buf, uint64_t *send_buf)
+/* a pingpong worker's connection and its K receive and K send slots (8 bytes each) */
+struct session {
+	uint64_t *recv_buf, *send_buf;
+	struct rpma_mr_local *recv_mr, *send_mr;   /* one region per pool, cut into the K slots */
+	struct rpma_conn *conn;
+	struct rpma_cq *cq;
+};
+
+/*
+ * Allocates and registers K receive and K send slots and connects with the K receives
+ * posted on the request. false: a step failed (counted); close_session releases what
+ * there is.
+ */
+static bool open_session(struct worker *w, long k, struct session *s)
+{
+	const size_t bytes = (size_t)k * MSG_SIZE;
+	if (posix_memalign((void **)&s->recv_buf, 64, bytes) || posix_memalign((void **)&s->send_buf, 64, bytes)) {
+		w->errors++;
+		return false;
+	}
+	memset(s->recv_buf, 0, bytes);
+	memset(s->send_buf, 0, bytes);
+	pthread_mutex_lock(&lib_lock);
+	int ret = rpma_mr_reg(peer, s->recv_buf, bytes, RPMA_MR_USAGE_RECV, &s->recv_mr);
+	if (!ret)
+		ret = rpma_mr_reg(peer, s->send_buf, bytes, RPMA_MR_USAGE_SEND, &s->send_mr);
+	pthread_mutex_unlock(&lib_lock);
+	if (ret) {
+		FAIL(w, "rpma_mr_reg", ret);
+		return false;
+	}
+	s->conn = connect_retrying(w, NULL, s->recv_mr, k);
+	if (!s->conn)
+		return false;
+	if ((ret = rpma_conn_get_cq(s->conn, &s->cq))) {
+		FAIL(w, "rpma_conn_get_cq", ret);
+		return false;
+	}
+	return true;
+}
+
+/* ends the connection, if there is one (closed: its CLOSED was seen), deregisters the
+ * regions that were registered and frees the slots */
+static void close_session(struct worker *w, struct session *s, bool closed)
 {
 	int ret;
+	if (s->conn)
+		(void) close_conn(w, &s->conn, closed);
 	pthread_mutex_lock(&lib_lock);
-	if (*recv_mr && (ret = rpma_mr_dereg(recv_mr)))
+	if (s->recv_mr && (ret = rpma_mr_dereg(&s->recv_mr)))
 		FAIL(w, "rpma_mr_dereg", ret);
-	if (*send_mr && (ret = rpma_mr_dereg(send_mr)))
+	if (s->send_mr && (ret = rpma_mr_dereg(&s->send_mr)))
 		FAIL(w, "rpma_mr_dereg", ret);
 	pthread_mutex_unlock(&lib_lock);
-	free(recv_buf);
-	free(send_buf);
+	free(s->recv_buf);
+	free(s->send_buf);
 }
 
 static void *pingpong_worker(void *arg)
 {
 	struct worker *w = arg;
-	uint64_t *recv_buf = NULL, *send_buf = NULL;
-	struct rpma_mr_local *recv_mr = NULL, *send_mr = NULL;
-	struct rpma_conn *conn = NULL;
+	struct session s = { 0 };
 	bool closed = false;
 	int ret;
 
 	/* every worker passes the barrier exactly once, before anything can fail */
 	pthread_barrier_wait(&start_barrier);
-	if (posix_memalign((void **)&recv_buf, 64, sizeof(uint64_t)) ||
-			posix_memalign((void **)&send_buf, 64, sizeof(uint64_t))) {
-		w->errors++;
+	if (!open_session(w, 1, &s))   /* the first receive posted on the request */
 		goto out;
-	}
-	pthread_mutex_lock(&lib_lock);
-	ret = rpma_mr_reg(peer, recv_buf, sizeof(uint64_t), RPMA_MR_USAGE_RECV, &recv_mr);
-	if (!ret)
-		ret = rpma_mr_reg(peer, send_buf, sizeof(uint64_t), RPMA_MR_USAGE_SEND, &send_mr);
-	pthread_mutex_unlock(&lib_lock);
-	if (ret) {
-		FAIL(w, "rpma_mr_reg", ret);
-		goto out;
-	}
-
-	conn = connect_retrying(w, NULL, recv_mr, 1);   /* first receive posted on the request */
-	if (!conn)
-		goto out;
-	struct rpma_cq *cq;
-	if ((ret = rpma_conn_get_cq(conn, &cq))) {
-		FAIL(w, "rpma_conn_get_cq", ret);
-		goto out_conn;
-	}
 
 	uint64_t v = ((uint64_t)w->idx + 1) << 32;   /* distinct per connection */
 	for (long r = 0; r < warmup + rounds; r++) {
-		*send_buf = htole64(v);
+		*s.send_buf = htole64(v);
 		uint64_t t0 = now_ns();
 		if (r == warmup)
 			w->t_first = t0;
-		if ((ret = rpma_send(conn, send_mr, 0, sizeof(uint64_t), RPMA_F_COMPLETION_ALWAYS, NULL))) {
+		if ((ret = rpma_send(s.conn, s.send_mr, 0, sizeof(uint64_t), RPMA_F_COMPLETION_ALWAYS, NULL))) {
 			FAIL(w, "rpma_send", ret);
-			goto out_conn;
+			goto out;
 		}
-		if ((ret = wait_completions(w, conn, cq, 1, 1))) {
+		if ((ret = wait_completions(w, s.conn, s.cq, 1, 1))) {
 			if (ret == CONN_CLOSED) {
 				closed = true;
 				fprintf(stderr, "load_client[%d]: round %ld: the server closed the connection\n",
 					w->idx, r);
 				w->errors++;
 			}
-			goto out_conn;
+			goto out;
 		}
 		uint64_t t1 = now_ns();
-		uint64_t got = le64toh(*recv_buf);
+		uint64_t got = le64toh(*s.recv_buf);
 		if (got != v + 1) {
 			fprintf(stderr, "load_client[%d]: round %ld: sent %" PRIu64 ", got %" PRIu64 "\n",
 				w->idx, r, v, got);
 			w->errors++;
-			goto out_conn;
+			goto out;
 		}
 		if (r >= warmup) {
 			w->lat_ns[w->done++] = t1 - t0;
@@ -364,18 +404,16 @@ static void *pingpong_worker(void *arg)
 		}
 		v = got;
 		if (r + 1 < warmup + rounds &&
-				(ret = rpma_recv(conn, recv_mr, 0, sizeof(uint64_t), NULL))) {
+				(ret = rpma_recv(s.conn, s.recv_mr, 0, sizeof(uint64_t), NULL))) {
 			FAIL(w, "rpma_recv", ret);
-			goto out_conn;
+			goto out;
 		}
 	}
-	if (send_done(w, conn, cq, send_mr, send_buf))
+	if (send_done(w, s.conn, s.cq, s.send_mr, s.send_buf))
 		closed = true;
 
-out_conn:
-	(void) close_conn(w, &conn, closed);
 out:
-	release_buffers(w, &recv_mr, &send_mr, recv_buf, send_buf);
+	close_session(w, &s, closed);
 	return NULL;
 }
 
@@ -411,97 +449,56 @@ static int chain_send(struct worker *w, struct rpma_conn *conn, struct rpma_mr_l
 static void *pingpong_inflight_worker(void *arg)
 {
 	struct worker *w = arg;
-	uint64_t *recv_buf = NULL, *send_buf = NULL;
-	struct rpma_mr_local *recv_mr = NULL, *send_mr = NULL;
-	struct rpma_conn *conn = NULL;
+	struct session s = { 0 };
 	struct chain *ch = NULL;
 	bool closed = false;
 	int ret;
 	const long k = inflight, total = warmup + rounds;
-	const size_t bytes = (size_t)k * MSG_SIZE;
 
 	pthread_barrier_wait(&start_barrier);
-	if (posix_memalign((void **)&recv_buf, 64, bytes) || posix_memalign((void **)&send_buf, 64, bytes) ||
-			!(ch = calloc((size_t)k, sizeof(*ch)))) {
+	if (!(ch = calloc((size_t)k, sizeof(*ch)))) {
 		w->errors++;
 		goto out;
 	}
-	memset(recv_buf, 0, bytes);
-	memset(send_buf, 0, bytes);
-	/* one region per pool, cut into K slots */
-	pthread_mutex_lock(&lib_lock);
-	ret = rpma_mr_reg(peer, recv_buf, bytes, RPMA_MR_USAGE_RECV, &recv_mr);
-	if (!ret)
-		ret = rpma_mr_reg(peer, send_buf, bytes, RPMA_MR_USAGE_SEND, &send_mr);
-	pthread_mutex_unlock(&lib_lock);
-	if (ret) {
-		FAIL(w, "rpma_mr_reg", ret);
+	if (!open_session(w, k, &s))   /* K receives posted on the request */
 		goto out;
-	}
-
-	conn = connect_retrying(w, NULL, recv_mr, k);   /* K receives posted on the request */
-	if (!conn)
-		goto out;
-	struct rpma_cq *cq;
-	if ((ret = rpma_conn_get_cq(conn, &cq))) {
-		FAIL(w, "rpma_conn_get_cq", ret);
-		goto out_conn;
-	}
-	struct pollfd pfd[2] = { { -1, POLLIN, 0 }, { -1, POLLIN, 0 } };
-	(void) rpma_cq_get_fd(cq, &pfd[0].fd);
-	(void) rpma_conn_get_event_fd(conn, &pfd[1].fd);
+	struct pollfd pfd[2];
+	watch_fds(s.conn, s.cq, pfd);
 
 	/* distinct values per connection and chain: a reply names the chain it answers */
 	long sent = 0, received = 0;
 	for (long j = 0; j < k; j++) {
 		ch[j].value = (((uint64_t)w->idx + 1) << 32) + ((uint64_t)j << 20);
-		if (chain_send(w, conn, send_mr, send_buf, ch, j, &sent))
-			goto out_conn;
+		if (chain_send(w, s.conn, s.send_mr, s.send_buf, ch, j, &sent))
+			goto out;
 	}
 	struct ibv_wc wc[64];
 	bool sends_pending = true;
 	while (received < total || sends_pending) {
 		int got = 0;
-		ret = rpma_cq_get_wc(cq, 64, wc, &got);
+		ret = rpma_cq_get_wc(s.cq, 64, wc, &got);
 		if (ret == RPMA_E_NO_COMPLETION) {
-			if (poll(pfd, 2, -1) < 0) {
-				if (errno == EINTR)
-					continue;
-				perror("poll");
+			ret = await_cq_or_event(w, s.conn, s.cq, pfd);
+			if (ret == CONN_CLOSED) {
+				closed = true;
+				fprintf(stderr, "load_client[%d]: message %ld: the server closed the connection\n",
+					w->idx, received);
 				w->errors++;
-				goto out_conn;
 			}
-			if (pfd[1].revents) {
-				enum rpma_conn_event ev = RPMA_CONN_UNDEFINED;
-				if (next_event(w, conn, &ev))
-					goto out_conn;
-				if (ev == RPMA_CONN_CLOSED || ev == RPMA_CONN_LOST) {
-					closed = true;
-					fprintf(stderr, "load_client[%d]: message %ld: the server closed the connection\n",
-						w->idx, received);
-					w->errors++;
-					goto out_conn;
-				}
-			}
-			if (pfd[0].revents) {
-				ret = rpma_cq_wait(cq);   /* consumes the channel event and re-arms the CQ */
-				if (ret && ret != RPMA_E_NO_COMPLETION) {
-					FAIL(w, "rpma_cq_wait", ret);
-					goto out_conn;
-				}
-			}
+			if (ret)
+				goto out;
 			continue;
 		}
 		if (ret) {
 			FAIL(w, "rpma_cq_get_wc", ret);
-			goto out_conn;
+			goto out;
 		}
 		for (int i = 0; i < got; i++) {
 			if (wc[i].status != IBV_WC_SUCCESS) {
 				fprintf(stderr, "load_client[%d]: %s completion %s\n", w->idx,
 					(wc[i].wr_id & WR_RECV) ? "receive" : "send", ibv_wc_status_str(wc[i].status));
 				w->errors++;
-				goto out_conn;
+				goto out;
 			}
 			long j;
 			if (wc[i].opcode == IBV_WC_SEND) {
@@ -510,17 +507,17 @@ static void *pingpong_inflight_worker(void *arg)
 			} else if (wc[i].opcode == IBV_WC_RECV) {
 				long slot = (long)(wc[i].wr_id & ~WR_RECV);
 				uint64_t t1 = now_ns();
-				uint64_t v = le64toh(recv_buf[slot]);
+				uint64_t v = le64toh(s.recv_buf[slot]);
 				if (wc[i].byte_len != MSG_SIZE) {
 					fprintf(stderr, "load_client[%d]: received %u bytes\n", w->idx, wc[i].byte_len);
 					w->errors++;
-					goto out_conn;
+					goto out;
 				}
 				/* the slot is read: it takes the next reply */
-				if (received + k < total && (ret = rpma_recv(conn, recv_mr, (size_t)slot * MSG_SIZE, MSG_SIZE,
+				if (received + k < total && (ret = rpma_recv(s.conn, s.recv_mr, (size_t)slot * MSG_SIZE, MSG_SIZE,
 						(void *)(uintptr_t)(WR_RECV | (uint64_t)slot)))) {
 					FAIL(w, "rpma_recv", ret);
-					goto out_conn;
+					goto out;
 				}
 				for (j = 0; j < k; j++)
 					if (!ch[j].idle && !ch[j].reply_got && ch[j].value + 1 == v)
@@ -529,7 +526,7 @@ static void *pingpong_inflight_worker(void *arg)
 					fprintf(stderr, "load_client[%d]: got %" PRIu64 ", answering no message in flight\n",
 						w->idx, v);
 					w->errors++;
-					goto out_conn;
+					goto out;
 				}
 				if (ch[j].msg >= warmup) {
 					w->lat_ns[w->done++] = t1 - ch[j].t_sent;
@@ -541,20 +538,18 @@ static void *pingpong_inflight_worker(void *arg)
 			} else {
 				continue;
 			}
-			if (ch[j].send_done && ch[j].reply_got && chain_send(w, conn, send_mr, send_buf, ch, j, &sent))
-				goto out_conn;
+			if (ch[j].send_done && ch[j].reply_got && chain_send(w, s.conn, s.send_mr, s.send_buf, ch, j, &sent))
+				goto out;
 		}
 		sends_pending = false;
 		for (long j = 0; j < k; j++)
 			sends_pending |= !ch[j].idle;
 	}
-	if (send_done(w, conn, cq, send_mr, send_buf))
+	if (send_done(w, s.conn, s.cq, s.send_mr, s.send_buf))
 		closed = true;
 
-out_conn:
-	(void) close_conn(w, &conn, closed);
 out:
-	release_buffers(w, &recv_mr, &send_mr, recv_buf, send_buf);
+	close_session(w, &s, closed);
 	free(ch);
 	return NULL;
 }
@@ -638,12 +633,7 @@ int main(int argc, char **argv)
 	if (timeout_s > 0)
 		alarm((unsigned)timeout_s);   /* a hung server must not hang the benchmark */
 
-	/* each connection holds a CM event channel and a completion channel fd: allow many */
-	struct rlimit rl;
-	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max) {
-		rl.rlim_cur = rl.rlim_max;
-		(void) setrlimit(RLIMIT_NOFILE, &rl);
-	}
+	raise_fd_limit();
 	if (!hello && inflight > 1) {
 		/* K sends and K receives outstanding, all completing on the main CQ */
 		uint32_t q = inflight > 10 ? (uint32_t)inflight : 10, cq = 2 * q;

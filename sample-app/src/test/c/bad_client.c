@@ -31,9 +31,7 @@
 #include <infiniband/verbs.h>
 
 #include <endian.h>
-#include <errno.h>
 #include <inttypes.h>
-#include <poll.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -136,7 +134,6 @@ int main(int argc, char **argv)
 	init_output();
 
 	struct rpma_peer *peer = NULL;
-	struct rpma_conn_req *req = NULL;
 	struct rpma_conn *conn = NULL;
 	struct rpma_mr_local *recv_mr = NULL, *send_mr = NULL;
 	struct rpma_cq *cq = NULL;
@@ -166,19 +163,8 @@ int main(int argc, char **argv)
 		goto out_dereg;
 	}
 
-	if ((ret = rpma_conn_req_new(peer, addr, port, NULL, &req))) {
-		fail("rpma_conn_req_new", ret);
+	if (connect_to(peer, addr, port, NULL, recv_mr, MSG_SIZE, RECV_CTX, &conn))
 		goto out_dereg;
-	}
-	if ((ret = rpma_conn_req_recv(req, recv_mr, 0, MSG_SIZE, RECV_CTX))) {
-		fail("rpma_conn_req_recv", ret);
-		(void) rpma_conn_req_delete(&req);
-		goto out_dereg;
-	}
-	if ((ret = rpma_conn_req_connect(&req, NULL, &conn))) {   /* consumes req */
-		fail("rpma_conn_req_connect", ret);
-		goto out_dereg;
-	}
 	ret = wait_established(conn, &ev_fd, deadline, (uint64_t)timeout_s, false);
 	if (ret == WAIT_TIMEOUT)
 		rc = EXIT_TIMEOUT;
@@ -198,21 +184,16 @@ int main(int argc, char **argv)
 	fflush(stdout);
 
 	while (!closed) {
-		uint64_t t = now_ms();
-		if (t >= wait_until) {
+		bool cq_ready, ev_ready;
+		ret = wait_cq_or_event(cq_fd, ev_fd, wait_until, &cq_ready, &ev_ready);
+		if (ret == WAIT_TIMEOUT) {
 			fprintf(stderr, "bad_client: the server kept the connection open (%ld s after the message)\n", wait_s);
 			rc = EXIT_KEPT_OPEN;
 			goto out_conn;
 		}
-		struct pollfd pfd[2] = { { cq_fd, POLLIN, 0 }, { ev_fd, POLLIN, 0 } };
-		int np = poll(pfd, 2, (int)(wait_until - t));
-		if (np < 0 && errno != EINTR) {
-			perror("bad_client: poll");
+		if (ret)
 			goto out_conn;
-		}
-		if (np <= 0)
-			continue;
-		if (pfd[0].revents) {
+		if (cq_ready) {
 			ret = rpma_cq_wait(cq);   /* consumes the channel event, re-arms the CQ */
 			if (ret && ret != RPMA_E_NO_COMPLETION) {
 				fail("rpma_cq_wait", ret);
@@ -221,14 +202,12 @@ int main(int argc, char **argv)
 			if (drain_completions(cq, recv_buf))
 				goto out_conn;
 		}
-		if (pfd[1].revents) {
-			ret = rpma_conn_next_event(conn, &ev);
-			if (ret && no_event(ret))
+		if (ev_ready) {
+			ret = take_event(conn, &ev);
+			if (ret == WAIT_NO_EVENT)
 				continue;
-			if (ret) {
-				fail("rpma_conn_next_event", ret);
+			if (ret)
 				goto out_conn;
-			}
 			uint64_t after = now_ms() - t0;
 			printf("EVENT %s after_ms=%" PRIu64 "\n", rpma_utils_conn_event_2str(ev), after);
 			if (ev == RPMA_CONN_CLOSED || ev == RPMA_CONN_LOST) {

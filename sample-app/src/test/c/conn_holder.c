@@ -29,18 +29,16 @@
 #define _GNU_SOURCE
 #define PROG_NAME "conn_holder"
 #include "test_client.h"
+#include "rdma_proc.h"
 
 #include <errno.h>
 #include <inttypes.h>
 #include <poll.h>
-#include <signal.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/resource.h>
-#include <sys/signalfd.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -214,20 +212,10 @@ int main(int argc, char **argv)
 	}
 	const char *addr = pos[0], *port = pos[1];
 
-	/* each connection holds a CM event channel and a completion channel fd: allow many */
-	struct rlimit rl;
-	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max) {
-		rl.rlim_cur = rl.rlim_max;
-		(void) setrlimit(RLIMIT_NOFILE, &rl);
-	}
+	raise_fd_limit();
 	init_output();
 
-	sigset_t sigs;
-	sigemptyset(&sigs);
-	sigaddset(&sigs, SIGINT);
-	sigaddset(&sigs, SIGTERM);
-	sigprocmask(SIG_BLOCK, &sigs, NULL);
-	int sig_fd = signalfd(-1, &sigs, SFD_NONBLOCK | SFD_CLOEXEC);
+	int sig_fd = stop_signal_fd();
 	if (sig_fd < 0) {
 		perror("conn_holder: signalfd");
 		return EXIT_FAIL;

@@ -62,7 +62,6 @@ int main(int argc, char **argv)
 	init_output();
 
 	struct rpma_peer *peer = NULL;
-	struct rpma_conn_req *req = NULL;
 	struct rpma_conn *conn = NULL;
 	enum rpma_conn_event ev = RPMA_CONN_UNDEFINED;
 	int ev_fd = -1, ret, rc = EXIT_FAIL;
@@ -73,14 +72,8 @@ int main(int argc, char **argv)
 
 	struct rpma_conn_private_data pdata = { (void *)HELLO_SERVER, sizeof(HELLO_SERVER) };
 	for (int attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
-		if ((ret = rpma_conn_req_new(peer, addr, port, NULL, &req))) {
-			fail("rpma_conn_req_new", ret);
+		if (connect_to(peer, addr, port, &pdata, NULL, 0, NULL, &conn))
 			goto out_peer;
-		}
-		if ((ret = rpma_conn_req_connect(&req, &pdata, &conn))) {   /* consumes req */
-			fail("rpma_conn_req_connect", ret);
-			goto out_peer;
-		}
 		ret = wait_established(conn, &ev_fd, deadline, (uint64_t)timeout_s, true);
 		if (ret == WAIT_OK) {
 			established = true;

@@ -33,7 +33,6 @@
 #include <endian.h>
 #include <errno.h>
 #include <inttypes.h>
-#include <poll.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -90,20 +89,13 @@ static int wait_round(struct rpma_conn *conn, struct rpma_cq *cq, int cq_fd, int
 {
 	bool send_cmpl = false, recv_cmpl = false;
 	while (!send_cmpl || !recv_cmpl) {
-		uint64_t t = now_ms();
-		if (t >= deadline)
-			return WAIT_TIMEOUT;
-		struct pollfd pfd[2] = { { cq_fd, POLLIN, 0 }, { ev_fd, POLLIN, 0 } };
-		int np = poll(pfd, 2, (int)(deadline - t));
-		if (np < 0 && errno != EINTR) {
-			perror("pingpong_client: poll");
-			return -1;
-		}
-		if (np <= 0)
-			continue;
+		bool cq_ready, ev_ready;
+		int ret = wait_cq_or_event(cq_fd, ev_fd, deadline, &cq_ready, &ev_ready);
+		if (ret)
+			return ret;
 		/* completions first: a reply that came just before a disconnect still counts */
-		if (pfd[0].revents) {
-			int ret = rpma_cq_wait(cq);
+		if (cq_ready) {
+			ret = rpma_cq_wait(cq);
 			if (ret && ret != RPMA_E_NO_COMPLETION) {
 				fail("rpma_cq_wait", ret);
 				return ret;
@@ -120,15 +112,13 @@ static int wait_round(struct rpma_conn *conn, struct rpma_cq *cq, int cq_fd, int
 					return -1;
 			continue;
 		}
-		if (pfd[1].revents) {
+		if (ev_ready) {
 			enum rpma_conn_event ev = RPMA_CONN_UNDEFINED;
-			int ret = rpma_conn_next_event(conn, &ev);
-			if (ret && no_event(ret))
+			ret = take_event(conn, &ev);
+			if (ret == WAIT_NO_EVENT)
 				continue;
-			if (ret) {
-				fail("rpma_conn_next_event", ret);
+			if (ret)
 				return ret;
-			}
 			if (ev == RPMA_CONN_CLOSED || ev == RPMA_CONN_LOST)
 				return WAIT_CLOSED;
 			fprintf(stderr, "pingpong_client: unexpected event %s\n", rpma_utils_conn_event_2str(ev));
@@ -177,7 +167,6 @@ int main(int argc, char **argv)
 	init_output();
 
 	struct rpma_peer *peer = NULL;
-	struct rpma_conn_req *req = NULL;
 	struct rpma_conn *conn = NULL;
 	struct rpma_mr_local *recv_mr = NULL, *send_mr = NULL;
 	struct rpma_cq *cq = NULL;
@@ -201,14 +190,8 @@ int main(int argc, char **argv)
 		goto out_dereg;
 	}
 
-	if ((ret = rpma_conn_req_new(peer, addr, port, NULL, &req))) {
-		fail("rpma_conn_req_new", ret);
+	if (connect_to(peer, addr, port, NULL, NULL, 0, NULL, &conn))
 		goto out_dereg;
-	}
-	if ((ret = rpma_conn_req_connect(&req, NULL, &conn))) {   /* consumes req */
-		fail("rpma_conn_req_connect", ret);
-		goto out_dereg;
-	}
 	ret = wait_established(conn, &ev_fd, deadline, timeout_s, false);
 	if (ret == WAIT_TIMEOUT)
 		rc = EXIT_TIMEOUT;

@@ -29,8 +29,6 @@
 #include "test_client.h"
 #include <infiniband/verbs.h>
 
-#include <errno.h>
-#include <poll.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -50,19 +48,12 @@ static int wait_completion(struct rpma_conn *conn, struct rpma_cq *cq, int cq_fd
 		uint64_t deadline, struct ibv_wc *wc)
 {
 	for (;;) {
-		uint64_t t = now_ms();
-		if (t >= deadline)
-			return WAIT_TIMEOUT;
-		struct pollfd pfd[2] = { { cq_fd, POLLIN, 0 }, { ev_fd, POLLIN, 0 } };
-		int np = poll(pfd, 2, (int)(deadline - t));
-		if (np < 0 && errno != EINTR) {
-			perror("read_client: poll");
-			return -1;
-		}
-		if (np <= 0)
-			continue;
-		if (pfd[0].revents) {
-			int ret = rpma_cq_wait(cq);   /* consumes the channel event, re-arms the CQ */
+		bool cq_ready, ev_ready;
+		int ret = wait_cq_or_event(cq_fd, ev_fd, deadline, &cq_ready, &ev_ready);
+		if (ret)
+			return ret;
+		if (cq_ready) {
+			ret = rpma_cq_wait(cq);   /* consumes the channel event, re-arms the CQ */
 			if (ret == RPMA_E_NO_COMPLETION)
 				continue;            /* nothing on the non-blocking channel after all */
 			if (ret) {
@@ -80,15 +71,13 @@ static int wait_completion(struct rpma_conn *conn, struct rpma_cq *cq, int cq_fd
 			if (got == 1)
 				return WAIT_OK;
 		}
-		if (pfd[1].revents) {
+		if (ev_ready) {
 			enum rpma_conn_event ev = RPMA_CONN_UNDEFINED;
-			int ret = rpma_conn_next_event(conn, &ev);
-			if (ret && no_event(ret))
+			ret = take_event(conn, &ev);
+			if (ret == WAIT_NO_EVENT)
 				continue;
-			if (ret) {
-				fail("rpma_conn_next_event", ret);
+			if (ret)
 				return ret;
-			}
 			fprintf(stderr, "read_client: connection event %s while waiting for the read\n",
 				rpma_utils_conn_event_2str(ev));
 			return -1;
@@ -121,7 +110,6 @@ int main(int argc, char **argv)
 	init_output();
 
 	struct rpma_peer *peer = NULL;
-	struct rpma_conn_req *req = NULL;
 	struct rpma_conn *conn = NULL;
 	struct rpma_mr_local *dst_mr = NULL;
 	struct rpma_mr_remote *src_mr = NULL;
@@ -143,14 +131,8 @@ int main(int argc, char **argv)
 		goto out_free;
 	}
 
-	if ((ret = rpma_conn_req_new(peer, addr, port, NULL, &req))) {
-		fail("rpma_conn_req_new", ret);
+	if (connect_to(peer, addr, port, NULL, NULL, 0, NULL, &conn))
 		goto out_dereg;
-	}
-	if ((ret = rpma_conn_req_connect(&req, NULL, &conn))) {   /* consumes req */
-		fail("rpma_conn_req_connect", ret);
-		goto out_dereg;
-	}
 	ret = wait_established(conn, &ev_fd, deadline, (uint64_t)timeout_s, false);
 	if (ret == WAIT_TIMEOUT)
 		rc = EXIT_TIMEOUT;

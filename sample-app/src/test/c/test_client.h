@@ -1,8 +1,8 @@
 /*
  * test_client.h - what the end-to-end tests' C clients (hello_client, read_client,
  * pingpong_client, conn_holder, bad_client) have in common: exit codes, argument parsing,
- * error messages, non-blocking CM event fds and bounded waits for connection events, and the
- * set-up and teardown steps they share.
+ * error messages, non-blocking CM event fds and bounded waits for connection events and
+ * completions, and the set-up and teardown steps they share.
  *
  * Each program defines _GNU_SOURCE and PROG_NAME (its name, a string literal: every message
  * starts with it) before it includes this header, e.g.
@@ -19,6 +19,7 @@
 #endif
 
 #include <librpma.h>
+#include "rdma_proc.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -35,14 +36,7 @@
 /* exit codes of every client; a program adds its own from 4 on */
 enum { EXIT_OK = 0, EXIT_FAIL = 1, EXIT_USAGE = 2, EXIT_TIMEOUT = 3 };
 /* results of the waits; < 0 is an error */
-enum { WAIT_OK = 0, WAIT_TIMEOUT = 1, WAIT_CLOSED = 2, WAIT_REJECTED = 3 };
-
-static inline uint64_t now_ms(void)
-{
-	struct timespec t;
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (uint64_t)t.tv_sec * 1000u + (uint64_t)t.tv_nsec / 1000000u;
-}
+enum { WAIT_OK = 0, WAIT_TIMEOUT = 1, WAIT_CLOSED = 2, WAIT_REJECTED = 3, WAIT_NO_EVENT = 4 };
 
 /* "<program>: <what> failed: <ret> (<librpma's text for ret>)" on stderr */
 static inline void fail(const char *what, int ret)
@@ -96,6 +90,44 @@ static inline bool no_event(int ret)
 	return ret == RPMA_E_UNKNOWN || ret == RPMA_E_NO_EVENT || (ret == RPMA_E_PROVIDER && errno == EAGAIN);
 }
 
+/* the event that made the connection's event fd readable: WAIT_OK with *ev, WAIT_NO_EVENT when
+ * there was none after all, or an error (reported) */
+static inline int take_event(struct rpma_conn *conn, enum rpma_conn_event *ev)
+{
+	int ret = rpma_conn_next_event(conn, ev);
+	if (ret && no_event(ret))
+		return WAIT_NO_EVENT;
+	if (ret)
+		fail("rpma_conn_next_event", ret);
+	return ret;
+}
+
+/*
+ * Waits at most until deadline for the completion channel (cq_fd) or the connection's event fd
+ * (ev_fd) to become readable: WAIT_OK with *cq_ready and *ev_ready telling which, WAIT_TIMEOUT,
+ * or -1 (poll failed, reported). Watching both bounds a wait for a completion that a
+ * disconnecting server never lets come.
+ */
+static inline int wait_cq_or_event(int cq_fd, int ev_fd, uint64_t deadline, bool *cq_ready, bool *ev_ready)
+{
+	for (;;) {
+		uint64_t t = now_ms();
+		if (t >= deadline)
+			return WAIT_TIMEOUT;
+		struct pollfd pfd[2] = { { cq_fd, POLLIN, 0 }, { ev_fd, POLLIN, 0 } };
+		int np = poll(pfd, 2, (int)(deadline - t));
+		if (np < 0 && errno != EINTR) {
+			perror(PROG_NAME ": poll");
+			return -1;
+		}
+		if (np > 0) {
+			*cq_ready = pfd[0].revents != 0;
+			*ev_ready = pfd[1].revents != 0;
+			return WAIT_OK;
+		}
+	}
+}
+
 /* the next connection event, waiting at most until deadline (ev_fd non-blocking) */
 static inline int wait_event(struct rpma_conn *conn, int ev_fd, uint64_t deadline, enum rpma_conn_event *ev)
 {
@@ -111,13 +143,9 @@ static inline int wait_event(struct rpma_conn *conn, int ev_fd, uint64_t deadlin
 		}
 		if (np <= 0)
 			continue;
-		int ret = rpma_conn_next_event(conn, ev);
-		if (ret == 0)
-			return WAIT_OK;
-		if (no_event(ret))
-			continue;
-		fail("rpma_conn_next_event", ret);
-		return ret;
+		int ret = take_event(conn, ev);
+		if (ret != WAIT_NO_EVENT)
+			return ret;
 	}
 }
 
@@ -144,6 +172,31 @@ static inline int new_peer(const char *addr, struct rpma_peer **peer)
 	}
 	if ((ret = rpma_peer_new(ibv, peer)))
 		fail("rpma_peer_new", ret);
+	return ret;
+}
+
+/*
+ * A connect request to addr:port sent with pdata (NULL: none); when recv_mr is not NULL, one
+ * receive of recv_len bytes at offset 0 (wr_id recv_ctx) is posted on the request first. *conn
+ * is not established yet (wait_established); a failure is reported.
+ */
+static inline int connect_to(struct rpma_peer *peer, const char *addr, const char *port,
+		const struct rpma_conn_private_data *pdata, struct rpma_mr_local *recv_mr, size_t recv_len,
+		void *recv_ctx, struct rpma_conn **conn)
+{
+	struct rpma_conn_req *req = NULL;
+	int ret = rpma_conn_req_new(peer, addr, port, NULL, &req);
+	if (ret) {
+		fail("rpma_conn_req_new", ret);
+		return ret;
+	}
+	if (recv_mr && (ret = rpma_conn_req_recv(req, recv_mr, 0, recv_len, recv_ctx))) {
+		fail("rpma_conn_req_recv", ret);
+		(void) rpma_conn_req_delete(&req);
+		return ret;
+	}
+	if ((ret = rpma_conn_req_connect(&req, pdata, conn)))   /* consumes req */
+		fail("rpma_conn_req_connect", ret);
 	return ret;
 }
 
