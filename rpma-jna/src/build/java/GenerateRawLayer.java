@@ -98,19 +98,14 @@ public final class GenerateRawLayer {
                  * and strings, so no call allocates for its arguments. Generated from {@link LibRpma}.
                  */
                 abstract class DirectLibRpma implements LibRpma {
-
                 """);
         for (Method method : methods) {
             if (method.isLibrpmaFunction()) {
-                out.append("    @Override\n");
-                out.append("    public ").append(method.type()).append(' ').append(method.name()).append('(')
-                        .append(method.parameters()).append(") {\n");
-                out.append("        return Direct.").append(method.name()).append('(').append(method.arguments())
-                        .append(");\n");
-                out.append("    }\n\n");
+                appendCall(out, method, "Direct.");
             }
         }
         out.append("""
+
                     /** The direct-mapped symbols; {@code Native.register} binds each method to its C namesake. */
                     static final class Direct {
 
@@ -148,15 +143,20 @@ public final class GenerateRawLayer {
                     }
                 """);
         for (Method method : methods) {
-            out.append("\n    @Override\n");
-            out.append("    public ").append(method.type()).append(' ').append(method.name()).append('(')
-                    .append(method.parameters()).append(") {\n");
-            out.append("        return this.delegate.").append(method.name()).append('(').append(method.arguments())
-                    .append(");\n");
-            out.append("    }\n");
+            appendCall(out, method, "this.delegate.");
         }
         out.append("}\n");
         return out.toString();
+    }
+
+    /** A {@code LibRpma} method that returns what the same-named method of {@code target} returns. */
+    private static void appendCall(StringBuilder out, Method method, String target) {
+        out.append("\n    @Override\n");
+        out.append("    public ").append(method.type()).append(' ').append(method.name()).append('(')
+                .append(method.parameters()).append(") {\n");
+        out.append("        return ").append(target).append(method.name()).append('(').append(method.arguments())
+                .append(");\n");
+        out.append("    }\n");
     }
 
     private static void write(Path root, String file, String content) throws IOException {
