@@ -25,6 +25,7 @@ import dev.rpma.jna.RpmaPeer;
 import dev.rpma.jna.raw.LibRpma;
 import dev.rpma.jna.raw.NativeMemory;
 import dev.rpma.jna.testing.FakeLibRpma;
+import dev.rpma.jna.testing.ForwardingLibRpma;
 
 /**
  * A host-side stand-in for the completion-queue poll, which needs an RDMA device to be real (see

@@ -15,7 +15,6 @@ import java.util.stream.Collectors;
 
 import org.jspecify.annotations.Nullable;
 
-import dev.rpma.benchmarks.binding.ForwardingLibRpma;
 import dev.rpma.benchmarks.binding.Internals;
 import dev.rpma.jna.PeerRole;
 import dev.rpma.jna.Rpma;
@@ -27,6 +26,7 @@ import dev.rpma.jna.raw.LibRpma;
 import dev.rpma.jna.raw.NativeMemory;
 import dev.rpma.jna.testing.FakeEndpoint;
 import dev.rpma.jna.testing.FakeLibRpma;
+import dev.rpma.jna.testing.ForwardingLibRpma;
 import dev.rpma.server.RejectReason;
 import dev.rpma.server.RpmaEndpointSettings;
 import dev.rpma.server.RpmaEndpointStatistics;

@@ -8,6 +8,10 @@ package dev.rpma.jna.raw;
  * allocates nothing; C {@code bool} is one byte ({@code byte}); {@code size_t} is {@code long}.
  * Out-parameters point at memory the caller owns. The typed API in {@code dev.rpma.jna} is the only
  * caller; tests replace this interface with a scripted fake.
+ *
+ * <p>This is the one list of librpma's functions: the build generates the JNA direct mapping
+ * ({@code DirectLibRpma}) and the test-jar's forwarding layer from it, so each declaration stays on
+ * one line, after a one-line Javadoc that gives its C prototype, and its Java name is the C symbol.
  */
 public interface LibRpma {
 

@@ -190,9 +190,15 @@ class LibRpmaNativeTest {
 
     @Test
     void everyFunctionOfTheRawLayerIsCovered() {
-        long functions = java.util.Arrays.stream(LibRpma.class.getMethods()).map(java.lang.reflect.Method::getName)
-                .filter(name -> name.startsWith("rpma_")).distinct().count();
+        List<String> table = java.util.Arrays.stream(LibRpma.class.getMethods()).map(java.lang.reflect.Method::getName)
+                .filter(name -> name.startsWith("rpma_")).distinct().toList();
+        long functions = table.size();
         assertThat(functions).as("librpma's 84 exported functions").isEqualTo(84);
+        // loading the library registered these natives, each to the symbol of its name
+        assertThat(java.util.Arrays.stream(DirectLibRpma.Direct.class.getDeclaredMethods())
+                .filter(method -> java.lang.reflect.Modifier.isNative(method.getModifiers()))
+                .map(java.lang.reflect.Method::getName)).as("direct-mapped natives")
+                .containsExactlyInAnyOrderElementsOf(table);
         // all but the two text look-ups, rpma_log_set_function (NULL selects the default logger) and
         // rpma_mr_advise (librpma 1.2 dereferences mr without checking it: NULL crashes) check a pointer
         assertThat(CASES.stream().map(c -> c.call().substring(0, c.call().indexOf('('))).distinct().count())
