@@ -623,6 +623,30 @@ public final class FakeLibRpma implements LibRpma, AutoCloseable {
         }
     }
 
+    /**
+     * The end of a test over the fake: fails on any usage violation, then on any object left unfreed,
+     * and closes the fake whatever they find.
+     */
+    public void assertCleanAndClose() {
+        try {
+            assertNoViolations();
+            assertAllFreed();
+        }
+        finally {
+            close();
+        }
+    }
+
+    /** {@link #assertCleanAndClose()} without the check that every object was freed. */
+    public void assertNoViolationsAndClose() {
+        try {
+            assertNoViolations();
+        }
+        finally {
+            close();
+        }
+    }
+
     /** Closes every eventfd and frees the native memory the fake handed out. Idempotent. */
     @Override
     public void close() {

@@ -36,12 +36,12 @@ import org.springframework.context.support.AbstractApplicationContext;
 import org.springframework.context.support.DefaultLifecycleProcessor;
 import org.springframework.core.Ordered;
 
-import dev.rpma.jna.Rpma;
 import dev.rpma.jna.testing.FakeEndpoint;
 import dev.rpma.jna.testing.FakeLibRpma;
 import dev.rpma.jna.testing.FakeRequest;
 import dev.rpma.spring.annotation.RpmaConnectionHandler;
 import dev.rpma.spring.boot.actuate.Await;
+import dev.rpma.spring.boot.actuate.FakeRpmaServer;
 import dev.rpma.server.RpmaIncomingRequest;
 import dev.rpma.server.RpmaServer;
 
@@ -60,20 +60,12 @@ class RpmaServerLifecycleTests {
 
     private final FakeLibRpma fake = new FakeLibRpma().requireNonBlockingEndpointFd(true);
 
-    private final ApplicationContextRunner runner = new ApplicationContextRunner()
-        .withConfiguration(AutoConfigurations.of(PropertyPlaceholderAutoConfiguration.class, RpmaAutoConfiguration.class))
-        .withBean("fakeRpma", Rpma.class, () -> Rpma.using(this.fake))
-        .withPropertyValues("rpma.server.address=198.18.0.1", "rpma.server.shutdown.grace-period=0");
+    private final ApplicationContextRunner runner = FakeRpmaServer.runnerOnDefaultPort(this.fake)
+        .withConfiguration(AutoConfigurations.of(PropertyPlaceholderAutoConfiguration.class));
 
     @AfterEach
     void nothingNativeLeakedOrMisused() {
-        try {
-            this.fake.assertNoViolations();
-            this.fake.assertAllFreed();
-        }
-        finally {
-            this.fake.close();
-        }
+        this.fake.assertCleanAndClose();
     }
 
     @Test
