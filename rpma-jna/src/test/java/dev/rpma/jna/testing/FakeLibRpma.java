@@ -1655,56 +1655,22 @@ public final class FakeLibRpma implements LibRpma, AutoCloseable {
 
     @Override
     public int rpma_srq_cfg_set_rq_size(long cfg, int rqSize) {
-        return invoke("rpma_srq_cfg_set_rq_size", c -> {
-            SrqCfg values = (SrqCfg) use(c, cfg, Kind.SRQ_CFG, "cfg").state;
-            Failure failure = injected(c);
-            if (failure != null) {
-                return c.fail(failure);
-            }
-            values.rq = rqSize;
-            return c.ok();
-        }, cfg, rqSize);
+        return setCfg("rpma_srq_cfg_set_rq_size", cfg, Kind.SRQ_CFG, SrqCfg.class, rqSize, (v, size) -> v.rq = size);
     }
 
     @Override
     public int rpma_srq_cfg_get_rq_size(long cfg, long rqSize) {
-        return invoke("rpma_srq_cfg_get_rq_size", c -> {
-            SrqCfg values = (SrqCfg) use(c, cfg, Kind.SRQ_CFG, "cfg").state;
-            out(c, rqSize, "rq_size");
-            Failure failure = injected(c);
-            if (failure != null) {
-                return c.fail(failure);
-            }
-            putInt(rqSize, values.rq);
-            return c.ok();
-        }, cfg, rqSize);
+        return getCfg("rpma_srq_cfg_get_rq_size", cfg, Kind.SRQ_CFG, SrqCfg.class, rqSize, "rq_size", v -> v.rq);
     }
 
     @Override
     public int rpma_srq_cfg_set_rcq_size(long cfg, int rcqSize) {
-        return invoke("rpma_srq_cfg_set_rcq_size", c -> {
-            SrqCfg values = (SrqCfg) use(c, cfg, Kind.SRQ_CFG, "cfg").state;
-            Failure failure = injected(c);
-            if (failure != null) {
-                return c.fail(failure);
-            }
-            values.rcq = rcqSize;
-            return c.ok();
-        }, cfg, rcqSize);
+        return setCfg("rpma_srq_cfg_set_rcq_size", cfg, Kind.SRQ_CFG, SrqCfg.class, rcqSize, (v, size) -> v.rcq = size);
     }
 
     @Override
     public int rpma_srq_cfg_get_rcq_size(long cfg, long rcqSize) {
-        return invoke("rpma_srq_cfg_get_rcq_size", c -> {
-            SrqCfg values = (SrqCfg) use(c, cfg, Kind.SRQ_CFG, "cfg").state;
-            out(c, rcqSize, "rcq_size");
-            Failure failure = injected(c);
-            if (failure != null) {
-                return c.fail(failure);
-            }
-            putInt(rcqSize, values.rcq);
-            return c.ok();
-        }, cfg, rcqSize);
+        return getCfg("rpma_srq_cfg_get_rcq_size", cfg, Kind.SRQ_CFG, SrqCfg.class, rcqSize, "rcq_size", v -> v.rcq);
     }
 
     @Override
@@ -2254,27 +2220,32 @@ public final class FakeLibRpma implements LibRpma, AutoCloseable {
         }, pointer);
     }
 
-    @FunctionalInterface
-    private interface CfgSetter {
-        void set(ConnCfg cfg, int value);
+    private int setConnCfg(String function, long cfg, int value, java.util.function.ObjIntConsumer<ConnCfg> setter) {
+        return setCfg(function, cfg, Kind.CONN_CFG, ConnCfg.class, value, setter);
     }
 
-    private int setConnCfg(String function, long cfg, int value, CfgSetter setter) {
+    private int getConnCfg(String function, long cfg, long out, java.util.function.ToIntFunction<ConnCfg> getter) {
+        return getCfg(function, cfg, Kind.CONN_CFG, ConnCfg.class, out, "out-parameter", getter);
+    }
+
+    private <T> int setCfg(String function, long cfg, Kind kind, Class<T> type, int value,
+            java.util.function.ObjIntConsumer<T> setter) {
         return invoke(function, c -> {
-            ConnCfg values = (ConnCfg) use(c, cfg, Kind.CONN_CFG, "cfg").state;
+            T values = type.cast(use(c, cfg, kind, "cfg").state);
             Failure failure = injected(c);
             if (failure != null) {
                 return c.fail(failure);
             }
-            setter.set(values, value);
+            setter.accept(values, value);
             return c.ok();
         }, cfg, value);
     }
 
-    private int getConnCfg(String function, long cfg, long out, java.util.function.ToIntFunction<ConnCfg> getter) {
+    private <T> int getCfg(String function, long cfg, Kind kind, Class<T> type, long out, String outName,
+            java.util.function.ToIntFunction<T> getter) {
         return invoke(function, c -> {
-            ConnCfg values = (ConnCfg) use(c, cfg, Kind.CONN_CFG, "cfg").state;
-            out(c, out, "out-parameter");
+            T values = type.cast(use(c, cfg, kind, "cfg").state);
+            out(c, out, outName);
             Failure failure = injected(c);
             if (failure != null) {
                 return c.fail(failure);
