@@ -21,13 +21,7 @@ class RpmaPeerTest {
 
     @AfterEach
     void close() {
-        try {
-            this.fake.assertNoViolations();
-            this.fake.assertAllFreed();
-        }
-        finally {
-            this.fake.close();
-        }
+        this.fake.assertCleanAndClose();
     }
 
     @Test

@@ -174,13 +174,7 @@ public final class ServerHarness implements AutoCloseable {
     /** Stops the server, fails on any librpma usage violation or object left unfreed, and closes the fake. */
     public void closeAndAssertNothingLeaked() {
         stop();
-        try {
-            this.fake.assertNoViolations();
-            this.fake.assertAllFreed();
-        }
-        finally {
-            this.fake.close();
-        }
+        this.fake.assertCleanAndClose();
     }
 
     @Override

@@ -62,13 +62,7 @@ class SampleHandlersTests {
 
     @AfterEach
     void nothingNativeLeakedOrMisused() {
-        try {
-            this.fake.assertNoViolations();
-            this.fake.assertAllFreed();
-        }
-        finally {
-            this.fake.close();
-        }
+        this.fake.assertCleanAndClose();
     }
 
     @Test

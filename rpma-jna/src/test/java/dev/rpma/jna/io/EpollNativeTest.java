@@ -12,67 +12,49 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
-import com.sun.jna.Memory;
-import com.sun.jna.Pointer;
-
 import dev.rpma.jna.raw.LibC;
 
 /** {@link Epoll} on real eventfds. */
 @Timeout(30)
 class EpollNativeTest {
 
-    private final int first = LibC.eventfd(0, LibC.EFD_CLOEXEC | LibC.EFD_NONBLOCK);
-
-    private final int second = LibC.eventfd(0, LibC.EFD_CLOEXEC | LibC.EFD_NONBLOCK);
-
-    private final Memory one = new Memory(8);
+    private final EventFdPair eventFds = new EventFdPair(LibC.EFD_CLOEXEC | LibC.EFD_NONBLOCK);
 
     @AfterEach
     void close() {
-        LibC.close(this.first);
-        LibC.close(this.second);
-        this.one.close();
-    }
-
-    private void signal(int fd) {
-        this.one.setLong(0, 1);
-        assertThat(LibC.write(fd, Pointer.nativeValue(this.one), 8)).isEqualTo(8);
-    }
-
-    private void drain(int fd) {
-        assertThat(LibC.read(fd, Pointer.nativeValue(this.one), 8)).isEqualTo(8);
+        this.eventFds.close();
     }
 
     @Test
     void looksAtOneFdWithoutWaitingAndLeavesTheLastWaitsResultsAlone() {
         try (Epoll epoll = new Epoll(4)) {
-            epoll.add(this.first, 11);
-            signal(this.first);
+            epoll.add(this.eventFds.first, 11);
+            this.eventFds.signal(this.eventFds.first);
             assertThat(epoll.await(0)).isOne();
-            assertThat(epoll.isReadableNow(this.second)).isFalse();
-            assertThat(epoll.isReadableNow(this.first)).isTrue();
+            assertThat(epoll.isReadableNow(this.eventFds.second)).isFalse();
+            assertThat(epoll.isReadableNow(this.eventFds.first)).isTrue();
             assertThat(epoll.token(0)).isEqualTo(11);
-            drain(this.first);
-            assertThat(epoll.isReadableNow(this.first)).isFalse();
+            this.eventFds.drain(this.eventFds.first);
+            assertThat(epoll.isReadableNow(this.eventFds.first)).isFalse();
         }
     }
 
     @Test
     void reportsTheTokensOfTheReadableFdsLevelTriggered() {
         try (Epoll epoll = new Epoll(4)) {
-            epoll.add(this.first, 11);
-            epoll.add(this.second, 1L << 40);
+            epoll.add(this.eventFds.first, 11);
+            epoll.add(this.eventFds.second, 1L << 40);
             assertThat(epoll.await(0)).isZero();
-            signal(this.second);
+            this.eventFds.signal(this.eventFds.second);
             assertThat(epoll.await(1000)).isOne();
             assertThat(epoll.token(0)).isEqualTo(1L << 40);
             assertThat(epoll.readyEvents(0) & LibC.EPOLLIN).isNotZero();
             assertThat(epoll.await(0)).as("level-triggered: still readable").isOne();
-            signal(this.first);
+            this.eventFds.signal(this.eventFds.first);
             assertThat(epoll.await(0)).isEqualTo(2);
             assertThat(Set.of(epoll.token(0), epoll.token(1))).containsExactlyInAnyOrder(11L, 1L << 40);
-            drain(this.first);
-            drain(this.second);
+            this.eventFds.drain(this.eventFds.first);
+            this.eventFds.drain(this.eventFds.second);
             assertThat(epoll.await(0)).isZero();
         }
     }
@@ -80,38 +62,38 @@ class EpollNativeTest {
     @Test
     void aRemovedFdIsNoLongerReported() {
         try (Epoll epoll = new Epoll(4)) {
-            epoll.add(this.first, 1);
-            signal(this.first);
-            epoll.remove(this.first);
+            epoll.add(this.eventFds.first, 1);
+            this.eventFds.signal(this.eventFds.first);
+            epoll.remove(this.eventFds.first);
             assertThat(epoll.await(0)).isZero();
-            assertThatThrownBy(() -> epoll.remove(this.first)).isInstanceOf(IllegalStateException.class)
+            assertThatThrownBy(() -> epoll.remove(this.eventFds.first)).isInstanceOf(IllegalStateException.class)
                 .hasMessageContaining("errno 2");
-            drain(this.first);
+            this.eventFds.drain(this.eventFds.first);
         }
     }
 
     @Test
     void reportsAtMostMaxEventsPerWaitAndTheRestInTheNext() {
         try (Epoll epoll = new Epoll(1)) {
-            epoll.add(this.first, 1);
-            epoll.add(this.second, 2);
-            signal(this.first);
-            signal(this.second);
+            epoll.add(this.eventFds.first, 1);
+            epoll.add(this.eventFds.second, 2);
+            this.eventFds.signal(this.eventFds.first);
+            this.eventFds.signal(this.eventFds.second);
             Set<Long> seen = new HashSet<>();
             assertThat(epoll.await(0)).isOne();
             seen.add(epoll.token(0));
-            drain(seen.contains(1L) ? this.first : this.second);
+            this.eventFds.drain(seen.contains(1L) ? this.eventFds.first : this.eventFds.second);
             assertThat(epoll.await(0)).isOne();
             seen.add(epoll.token(0));
             assertThat(seen).containsExactlyInAnyOrder(1L, 2L);
-            drain(seen.size() == 2 && epoll.token(0) == 1L ? this.first : this.second);
+            this.eventFds.drain(seen.size() == 2 && epoll.token(0) == 1L ? this.eventFds.first : this.eventFds.second);
         }
     }
 
     @Test
     void aWakeupIsConsumedAndNotReportedEvenAmongReadyFds() throws Exception {
         try (Epoll epoll = new Epoll(4)) {
-            epoll.add(this.first, 7);
+            epoll.add(this.eventFds.first, 7);
             CompletableFuture<Integer> waiting = CompletableFuture.supplyAsync(() -> epoll.await(-1));
             Thread.sleep(100);
             assertThat(waiting).isNotDone();
@@ -119,18 +101,18 @@ class EpollNativeTest {
             assertThat(waiting.get(5, TimeUnit.SECONDS)).isZero();
             assertThat(epoll.await(50)).as("the wake-up was consumed").isZero();
 
-            signal(this.first);
+            this.eventFds.signal(this.eventFds.first);
             epoll.wakeup();
             assertThat(epoll.await(1000)).isOne();
             assertThat(epoll.token(0)).isEqualTo(7);
-            drain(this.first);
+            this.eventFds.drain(this.eventFds.first);
         }
     }
 
     @Test
     void theWakeupTokenIsReserved() {
         try (Epoll epoll = new Epoll(1)) {
-            assertThatThrownBy(() -> epoll.add(this.first, Epoll.WAKEUP_TOKEN))
+            assertThatThrownBy(() -> epoll.add(this.eventFds.first, Epoll.WAKEUP_TOKEN))
                 .isInstanceOf(IllegalArgumentException.class);
             assertThatThrownBy(() -> epoll.add(-1, 1)).isInstanceOf(IllegalStateException.class)
                 .hasMessageContaining("errno 9");

@@ -10,54 +10,36 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
-import com.sun.jna.Memory;
-import com.sun.jna.Pointer;
-
 import dev.rpma.jna.raw.LibC;
 
 /** {@link FdPoller} and {@link FileDescriptors} on real eventfds. */
 @Timeout(30)
 class FdPollerNativeTest {
 
-    private final int first = LibC.eventfd(0, LibC.EFD_CLOEXEC | LibC.EFD_NONBLOCK);
-
-    private final int second = LibC.eventfd(0, LibC.EFD_CLOEXEC);
-
-    private final Memory one = new Memory(8);
+    private final EventFdPair eventFds = new EventFdPair(LibC.EFD_CLOEXEC);
 
     @AfterEach
     void close() {
-        LibC.close(this.first);
-        LibC.close(this.second);
-        this.one.close();
-    }
-
-    private void signal(int fd) {
-        this.one.setLong(0, 1);
-        assertThat(LibC.write(fd, Pointer.nativeValue(this.one), 8)).isEqualTo(8);
-    }
-
-    private void drain(int fd) {
-        assertThat(LibC.read(fd, Pointer.nativeValue(this.one), 8)).isEqualTo(8);
+        this.eventFds.close();
     }
 
     @Test
     void reportsWhichFdIsReadable() {
         try (FdPoller poller = new FdPoller(2)) {
-            int[] fds = { this.first, this.second };
+            int[] fds = { this.eventFds.first, this.eventFds.second };
             assertThat(poller.capacity()).isEqualTo(2);
             assertThat(poller.await(fds, 2, 0)).isZero();
             assertThat(poller.isReadable(0)).isFalse();
 
-            signal(this.second);
+            this.eventFds.signal(this.eventFds.second);
             assertThat(poller.await(fds, 2, 1000)).isOne();
             assertThat(poller.isReadable(0)).isFalse();
             assertThat(poller.isReadable(1)).isTrue();
 
-            signal(this.first);
+            this.eventFds.signal(this.eventFds.first);
             assertThat(poller.await(fds, 2, 1000)).isEqualTo(2);
-            drain(this.first);
-            drain(this.second);
+            this.eventFds.drain(this.eventFds.first);
+            this.eventFds.drain(this.eventFds.second);
             assertThat(poller.await(fds, 2, 0)).isZero();
             assertThat(poller.isReadable(1)).as("cleared by the next await").isFalse();
             assertThatThrownBy(() -> poller.isReadable(2)).isInstanceOf(IndexOutOfBoundsException.class);
@@ -68,16 +50,16 @@ class FdPollerNativeTest {
     @Test
     void looksAtOneFdWithoutWaitingAndKeepsTheLastAwaitsResults() {
         try (FdPoller poller = new FdPoller(2)) {
-            int[] fds = { this.first, this.second };
-            signal(this.second);
+            int[] fds = { this.eventFds.first, this.eventFds.second };
+            this.eventFds.signal(this.eventFds.second);
             assertThat(poller.await(fds, 2, 1000)).isOne();
-            assertThat(poller.isReadableNow(this.first)).isFalse();
-            signal(this.first);
-            assertThat(poller.isReadableNow(this.first)).isTrue();
+            assertThat(poller.isReadableNow(this.eventFds.first)).isFalse();
+            this.eventFds.signal(this.eventFds.first);
+            assertThat(poller.isReadableNow(this.eventFds.first)).isTrue();
             assertThat(poller.isReadable(0)).as("as the await saw it").isFalse();
             assertThat(poller.isReadable(1)).isTrue();
-            drain(this.first);
-            drain(this.second);
+            this.eventFds.drain(this.eventFds.first);
+            this.eventFds.drain(this.eventFds.second);
         }
     }
 
@@ -85,7 +67,7 @@ class FdPollerNativeTest {
     void timesOut() {
         try (FdPoller poller = new FdPoller(1)) {
             long start = System.nanoTime();
-            assertThat(poller.await(new int[] { this.first }, 1, 100)).isZero();
+            assertThat(poller.await(new int[] { this.eventFds.first }, 1, 100)).isZero();
             assertThat(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start)).isGreaterThanOrEqualTo(90);
         }
     }
@@ -94,13 +76,13 @@ class FdPollerNativeTest {
     void wakeupFromAnotherThreadEndsAnUnboundedWait() throws Exception {
         try (FdPoller poller = new FdPoller(1)) {
             CompletableFuture<Integer> waiting = CompletableFuture.supplyAsync(
-                    () -> poller.await(new int[] { this.first }, 1, -1));
+                    () -> poller.await(new int[] { this.eventFds.first }, 1, -1));
             Thread.sleep(100);
             assertThat(waiting).isNotDone();
             poller.wakeup();
             assertThat(waiting.get(5, TimeUnit.SECONDS)).isZero();
             // the wake-up was consumed: the next wait times out instead of returning at once
-            assertThat(poller.await(new int[] { this.first }, 1, 50)).isZero();
+            assertThat(poller.await(new int[] { this.eventFds.first }, 1, 50)).isZero();
         }
     }
 
@@ -120,7 +102,7 @@ class FdPollerNativeTest {
         try (FdPoller poller = new FdPoller(1)) {
             poller.wakeup();
             long start = System.nanoTime();
-            assertThat(poller.await(new int[] { this.first }, 1, 10_000)).isZero();
+            assertThat(poller.await(new int[] { this.eventFds.first }, 1, 10_000)).isZero();
             assertThat(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start)).isLessThan(5_000);
         }
     }
@@ -135,12 +117,12 @@ class FdPollerNativeTest {
 
     @Test
     void blockingFlag() {
-        assertThat(FileDescriptors.isBlocking(this.first)).isFalse();
-        assertThat(FileDescriptors.isBlocking(this.second)).isTrue();
-        FileDescriptors.setBlocking(this.second, false);
-        assertThat(FileDescriptors.isBlocking(this.second)).isFalse();
-        FileDescriptors.setBlocking(this.second, true);
-        assertThat(FileDescriptors.isBlocking(this.second)).isTrue();
+        assertThat(FileDescriptors.isBlocking(this.eventFds.first)).isFalse();
+        assertThat(FileDescriptors.isBlocking(this.eventFds.second)).isTrue();
+        FileDescriptors.setBlocking(this.eventFds.second, false);
+        assertThat(FileDescriptors.isBlocking(this.eventFds.second)).isFalse();
+        FileDescriptors.setBlocking(this.eventFds.second, true);
+        assertThat(FileDescriptors.isBlocking(this.eventFds.second)).isTrue();
         assertThatThrownBy(() -> FileDescriptors.isBlocking(-1)).isInstanceOf(IllegalStateException.class)
                 .hasMessageContaining("errno 9");
     }

@@ -16,7 +16,7 @@ import java.util.Map;
  * {@code rpma_cq_wait} returns {@code RPMA_E_NO_COMPLETION} on a non-blocking fd and is a violation
  * on a blocking one (librpma would block for ever). Thread-safe.
  */
-public final class FakeCompletionQueue {
+public final class FakeCompletionQueue extends FakeObject {
 
     /** One {@code struct ibv_wc}. */
     public record Completion(long wrId, int status, int opcode, int vendorError, int byteLength, int immediateData,
@@ -28,8 +28,6 @@ public final class FakeCompletionQueue {
         }
     }
 
-    private final FakeLibRpma fake;
-
     final ArrayDeque<Completion> completions = new ArrayDeque<>();
 
     /** Send queue slots a completion frees when it is taken (a signaled send frees the unsignaled ones before it). */
@@ -39,8 +37,6 @@ public final class FakeCompletionQueue {
 
     /** Completions it holds at most ({@code cq_size}); more is an overrun, a violation. 0: unchecked. */
     int capacity;
-
-    long handle;
 
     FakeEventFd fd;
 
@@ -55,21 +51,14 @@ public final class FakeCompletionQueue {
     FakeConnection owner;
 
     FakeCompletionQueue(FakeLibRpma fake, boolean receive) {
-        this.fake = fake;
+        super(fake);
         this.receive = receive;
-    }
-
-    /** The fake {@code struct rpma_cq *}. */
-    public long handle() {
-        synchronized (this.fake.lock) {
-            return this.handle;
-        }
     }
 
     /** The queue's completion channel fd ({@code rpma_cq_get_fd}); -1 once its owner was deleted. */
     public int fd() {
         synchronized (this.fake.lock) {
-            return (this.fd != null && this.fd.isOpen()) ? this.fd.fd() : -1;
+            return FakeEventFd.numberOf(this.fd);
         }
     }
 

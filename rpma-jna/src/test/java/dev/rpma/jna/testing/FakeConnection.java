@@ -38,9 +38,7 @@ import dev.rpma.jna.RpmaConnectionEvent;
  * {@value #FLUSHED_OPCODE}), and later posts complete the same way. A connection made with a shared
  * receive queue in its configuration receives through that queue ({@link FakeSharedReceiveQueue}).
  */
-public final class FakeConnection {
-
-    private final FakeLibRpma fake;
+public final class FakeConnection extends FakeObject {
 
     private final FakeRequest request;
 
@@ -50,8 +48,6 @@ public final class FakeConnection {
     final List<PostedOperation> posted = new ArrayList<>();
 
     final int qpNumber;
-
-    long handle;
 
     FakeEventFd eventFd;
 
@@ -116,7 +112,7 @@ public final class FakeConnection {
     boolean broken;
 
     FakeConnection(FakeLibRpma fake, FakeRequest request, int qpNumber) {
-        this.fake = fake;
+        super(fake);
         this.request = request;
         this.qpNumber = qpNumber;
     }
@@ -126,17 +122,10 @@ public final class FakeConnection {
         return this.request;
     }
 
-    /** The fake {@code struct rpma_conn *}. */
-    public long handle() {
-        synchronized (this.fake.lock) {
-            return this.handle;
-        }
-    }
-
     /** The event fd; -1 once deleted. */
     public int eventFd() {
         synchronized (this.fake.lock) {
-            return this.eventFd.isOpen() ? this.eventFd.fd() : -1;
+            return FakeEventFd.numberOf(this.eventFd);
         }
     }
 

@@ -18,9 +18,7 @@ import dev.rpma.jna.RpmaError;
  * readable; once the queue is empty it is drained, and {@code rpma_ep_next_conn_req} returns
  * {@code RPMA_E_PROVIDER} with errno {@code EAGAIN}, as librpma does on a non-blocking fd.
  */
-public final class FakeEndpoint {
-
-    private final FakeLibRpma fake;
+public final class FakeEndpoint extends FakeObject {
 
     private final String address;
 
@@ -30,8 +28,6 @@ public final class FakeEndpoint {
     final ArrayDeque<Object> script = new ArrayDeque<>();
 
     final List<FakeRequest> obtained = new ArrayList<>();
-
-    long handle;
 
     /** Accepts of requests from this endpoint inside {@code rpma_conn_req_connect} now. */
     final AtomicInteger acceptsInProgress = new AtomicInteger();
@@ -50,7 +46,7 @@ public final class FakeEndpoint {
     String shutDownOn;
 
     FakeEndpoint(FakeLibRpma fake, String address, int port) {
-        this.fake = fake;
+        super(fake);
         this.address = address;
         this.port = port;
     }
@@ -63,17 +59,10 @@ public final class FakeEndpoint {
         return this.port;
     }
 
-    /** The fake {@code struct rpma_ep *}; 0 before {@code rpma_ep_listen}. */
-    public long handle() {
-        synchronized (this.fake.lock) {
-            return this.handle;
-        }
-    }
-
     /** The endpoint's fd, -1 before listen and after shutdown. */
     public int fd() {
         synchronized (this.fake.lock) {
-            return (this.fd != null && this.fd.isOpen()) ? this.fd.fd() : -1;
+            return FakeEventFd.numberOf(this.fd);
         }
     }
 

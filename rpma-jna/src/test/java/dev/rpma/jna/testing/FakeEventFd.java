@@ -31,6 +31,11 @@ final class FakeEventFd {
         return this.fd;
     }
 
+    /** The number of {@code fd} while it is open; -1 once it is closed, or where there is none. */
+    static int numberOf(FakeEventFd fd) {
+        return (fd != null && fd.isOpen()) ? fd.fd() : -1;
+    }
+
     boolean isOpen() {
         return this.open;
     }

@@ -623,6 +623,30 @@ public final class FakeLibRpma implements LibRpma, AutoCloseable {
         }
     }
 
+    /**
+     * The end of a test over the fake: fails on any usage violation, then on any object left unfreed,
+     * and closes the fake whatever they find.
+     */
+    public void assertCleanAndClose() {
+        try {
+            assertNoViolations();
+            assertAllFreed();
+        }
+        finally {
+            close();
+        }
+    }
+
+    /** {@link #assertCleanAndClose()} without the check that every object was freed. */
+    public void assertNoViolationsAndClose() {
+        try {
+            assertNoViolations();
+        }
+        finally {
+            close();
+        }
+    }
+
     /** Closes every eventfd and frees the native memory the fake handed out. Idempotent. */
     @Override
     public void close() {
@@ -727,30 +751,14 @@ public final class FakeLibRpma implements LibRpma, AutoCloseable {
 
     @Override
     public int rpma_peer_cfg_get_direct_write_to_pmem(long pcfg, long supported) {
-        return invoke("rpma_peer_cfg_get_direct_write_to_pmem", c -> {
-            PeerCfg cfg = (PeerCfg) use(c, pcfg, Kind.PEER_CFG, "pcfg").state;
-            out(c, supported, "supported");
-            Failure failure = injected(c);
-            if (failure != null) {
-                return c.fail(failure);
-            }
-            putByte(supported, cfg.directWrite ? 1 : 0);
-            return c.ok();
-        }, pcfg, supported);
+        return getValue("rpma_peer_cfg_get_direct_write_to_pmem", pcfg, Kind.PEER_CFG, "pcfg", PeerCfg.class,
+                supported, "supported", (cfg, at) -> putByte(at, cfg.directWrite ? 1 : 0));
     }
 
     @Override
     public int rpma_peer_cfg_get_descriptor(long pcfg, long desc) {
-        return invoke("rpma_peer_cfg_get_descriptor", c -> {
-            PeerCfg cfg = (PeerCfg) use(c, pcfg, Kind.PEER_CFG, "pcfg").state;
-            out(c, desc, "desc");
-            Failure failure = injected(c);
-            if (failure != null) {
-                return c.fail(failure);
-            }
-            putByte(desc, cfg.directWrite ? 1 : 0);
-            return c.ok();
-        }, pcfg, desc);
+        return getValue("rpma_peer_cfg_get_descriptor", pcfg, Kind.PEER_CFG, "pcfg", PeerCfg.class, desc, "desc",
+                (cfg, at) -> putByte(at, cfg.directWrite ? 1 : 0));
     }
 
     @Override
@@ -908,58 +916,26 @@ public final class FakeLibRpma implements LibRpma, AutoCloseable {
 
     @Override
     public int rpma_mr_get_ptr(long mr, long ptr) {
-        return invoke("rpma_mr_get_ptr", c -> {
-            Mr m = (Mr) use(c, mr, Kind.MR_LOCAL, "mr").state;
-            out(c, ptr, "ptr");
-            Failure failure = injected(c);
-            if (failure != null) {
-                return c.fail(failure);
-            }
-            putLong(ptr, m.ptr);
-            return c.ok();
-        }, mr, ptr);
+        return getValue("rpma_mr_get_ptr", mr, Kind.MR_LOCAL, "mr", Mr.class, ptr, "ptr",
+                (m, at) -> putLong(at, m.ptr));
     }
 
     @Override
     public int rpma_mr_get_size(long mr, long size) {
-        return invoke("rpma_mr_get_size", c -> {
-            Mr m = (Mr) use(c, mr, Kind.MR_LOCAL, "mr").state;
-            out(c, size, "size");
-            Failure failure = injected(c);
-            if (failure != null) {
-                return c.fail(failure);
-            }
-            putLong(size, m.size);
-            return c.ok();
-        }, mr, size);
+        return getValue("rpma_mr_get_size", mr, Kind.MR_LOCAL, "mr", Mr.class, size, "size",
+                (m, at) -> putLong(at, m.size));
     }
 
     @Override
     public int rpma_mr_remote_get_size(long mr, long size) {
-        return invoke("rpma_mr_remote_get_size", c -> {
-            MrRemote m = (MrRemote) use(c, mr, Kind.MR_REMOTE, "mr").state;
-            out(c, size, "size");
-            Failure failure = injected(c);
-            if (failure != null) {
-                return c.fail(failure);
-            }
-            putLong(size, m.size);
-            return c.ok();
-        }, mr, size);
+        return getValue("rpma_mr_remote_get_size", mr, Kind.MR_REMOTE, "mr", MrRemote.class, size, "size",
+                (m, at) -> putLong(at, m.size));
     }
 
     @Override
     public int rpma_mr_remote_get_flush_type(long mr, long flushType) {
-        return invoke("rpma_mr_remote_get_flush_type", c -> {
-            MrRemote m = (MrRemote) use(c, mr, Kind.MR_REMOTE, "mr").state;
-            out(c, flushType, "flush_type");
-            Failure failure = injected(c);
-            if (failure != null) {
-                return c.fail(failure);
-            }
-            putInt(flushType, m.usage & (16 | 32));
-            return c.ok();
-        }, mr, flushType);
+        return getValue("rpma_mr_remote_get_flush_type", mr, Kind.MR_REMOTE, "mr", MrRemote.class, flushType,
+                "flush_type", (m, at) -> putInt(at, m.usage & (16 | 32)));
     }
 
     @Override
@@ -1003,16 +979,8 @@ public final class FakeLibRpma implements LibRpma, AutoCloseable {
 
     @Override
     public int rpma_conn_cfg_get_compl_channel(long cfg, long shared) {
-        return invoke("rpma_conn_cfg_get_compl_channel", c -> {
-            ConnCfg values = (ConnCfg) use(c, cfg, Kind.CONN_CFG, "cfg").state;
-            out(c, shared, "shared");
-            Failure failure = injected(c);
-            if (failure != null) {
-                return c.fail(failure);
-            }
-            putByte(shared, values.shared ? 1 : 0);
-            return c.ok();
-        }, cfg, shared);
+        return getValue("rpma_conn_cfg_get_compl_channel", cfg, Kind.CONN_CFG, "cfg", ConnCfg.class, shared, "shared",
+                (values, at) -> putByte(at, values.shared ? 1 : 0));
     }
 
     @Override
@@ -1081,16 +1049,8 @@ public final class FakeLibRpma implements LibRpma, AutoCloseable {
 
     @Override
     public int rpma_conn_cfg_get_srq(long cfg, long srqPtr) {
-        return invoke("rpma_conn_cfg_get_srq", c -> {
-            ConnCfg values = (ConnCfg) use(c, cfg, Kind.CONN_CFG, "cfg").state;
-            out(c, srqPtr, "srq_ptr");
-            Failure failure = injected(c);
-            if (failure != null) {
-                return c.fail(failure);
-            }
-            putLong(srqPtr, values.srq);
-            return c.ok();
-        }, cfg, srqPtr);
+        return getValue("rpma_conn_cfg_get_srq", cfg, Kind.CONN_CFG, "cfg", ConnCfg.class, srqPtr, "srq_ptr",
+                (values, at) -> putLong(at, values.srq));
     }
 
     @Override
@@ -1525,16 +1485,8 @@ public final class FakeLibRpma implements LibRpma, AutoCloseable {
 
     @Override
     public int rpma_ep_get_fd(long ep, long fd) {
-        return invoke("rpma_ep_get_fd", c -> {
-            FakeEndpoint endpoint = (FakeEndpoint) use(c, ep, Kind.EP, "ep").state;
-            out(c, fd, "fd");
-            Failure failure = injected(c);
-            if (failure != null) {
-                return c.fail(failure);
-            }
-            putInt(fd, endpoint.fd.fd());
-            return c.ok();
-        }, ep, fd);
+        return getValue("rpma_ep_get_fd", ep, Kind.EP, "ep", FakeEndpoint.class, fd, "fd",
+                (endpoint, at) -> putInt(at, endpoint.fd.fd()));
     }
 
     /**
@@ -1631,56 +1583,22 @@ public final class FakeLibRpma implements LibRpma, AutoCloseable {
 
     @Override
     public int rpma_srq_cfg_set_rq_size(long cfg, int rqSize) {
-        return invoke("rpma_srq_cfg_set_rq_size", c -> {
-            SrqCfg values = (SrqCfg) use(c, cfg, Kind.SRQ_CFG, "cfg").state;
-            Failure failure = injected(c);
-            if (failure != null) {
-                return c.fail(failure);
-            }
-            values.rq = rqSize;
-            return c.ok();
-        }, cfg, rqSize);
+        return setCfg("rpma_srq_cfg_set_rq_size", cfg, Kind.SRQ_CFG, SrqCfg.class, rqSize, (v, size) -> v.rq = size);
     }
 
     @Override
     public int rpma_srq_cfg_get_rq_size(long cfg, long rqSize) {
-        return invoke("rpma_srq_cfg_get_rq_size", c -> {
-            SrqCfg values = (SrqCfg) use(c, cfg, Kind.SRQ_CFG, "cfg").state;
-            out(c, rqSize, "rq_size");
-            Failure failure = injected(c);
-            if (failure != null) {
-                return c.fail(failure);
-            }
-            putInt(rqSize, values.rq);
-            return c.ok();
-        }, cfg, rqSize);
+        return getCfg("rpma_srq_cfg_get_rq_size", cfg, Kind.SRQ_CFG, SrqCfg.class, rqSize, "rq_size", v -> v.rq);
     }
 
     @Override
     public int rpma_srq_cfg_set_rcq_size(long cfg, int rcqSize) {
-        return invoke("rpma_srq_cfg_set_rcq_size", c -> {
-            SrqCfg values = (SrqCfg) use(c, cfg, Kind.SRQ_CFG, "cfg").state;
-            Failure failure = injected(c);
-            if (failure != null) {
-                return c.fail(failure);
-            }
-            values.rcq = rcqSize;
-            return c.ok();
-        }, cfg, rcqSize);
+        return setCfg("rpma_srq_cfg_set_rcq_size", cfg, Kind.SRQ_CFG, SrqCfg.class, rcqSize, (v, size) -> v.rcq = size);
     }
 
     @Override
     public int rpma_srq_cfg_get_rcq_size(long cfg, long rcqSize) {
-        return invoke("rpma_srq_cfg_get_rcq_size", c -> {
-            SrqCfg values = (SrqCfg) use(c, cfg, Kind.SRQ_CFG, "cfg").state;
-            out(c, rcqSize, "rcq_size");
-            Failure failure = injected(c);
-            if (failure != null) {
-                return c.fail(failure);
-            }
-            putInt(rcqSize, values.rcq);
-            return c.ok();
-        }, cfg, rcqSize);
+        return getCfg("rpma_srq_cfg_get_rcq_size", cfg, Kind.SRQ_CFG, SrqCfg.class, rcqSize, "rcq_size", v -> v.rcq);
     }
 
     @Override
@@ -2230,34 +2148,46 @@ public final class FakeLibRpma implements LibRpma, AutoCloseable {
         }, pointer);
     }
 
-    @FunctionalInterface
-    private interface CfgSetter {
-        void set(ConnCfg cfg, int value);
+    private int setConnCfg(String function, long cfg, int value, java.util.function.ObjIntConsumer<ConnCfg> setter) {
+        return setCfg(function, cfg, Kind.CONN_CFG, ConnCfg.class, value, setter);
     }
 
-    private int setConnCfg(String function, long cfg, int value, CfgSetter setter) {
+    private int getConnCfg(String function, long cfg, long out, java.util.function.ToIntFunction<ConnCfg> getter) {
+        return getCfg(function, cfg, Kind.CONN_CFG, ConnCfg.class, out, "out-parameter", getter);
+    }
+
+    private <T> int setCfg(String function, long cfg, Kind kind, Class<T> type, int value,
+            java.util.function.ObjIntConsumer<T> setter) {
         return invoke(function, c -> {
-            ConnCfg values = (ConnCfg) use(c, cfg, Kind.CONN_CFG, "cfg").state;
+            T values = type.cast(use(c, cfg, kind, "cfg").state);
             Failure failure = injected(c);
             if (failure != null) {
                 return c.fail(failure);
             }
-            setter.set(values, value);
+            setter.accept(values, value);
             return c.ok();
         }, cfg, value);
     }
 
-    private int getConnCfg(String function, long cfg, long out, java.util.function.ToIntFunction<ConnCfg> getter) {
+    private <T> int getCfg(String function, long cfg, Kind kind, Class<T> type, long out, String outName,
+            java.util.function.ToIntFunction<T> getter) {
+        return getValue(function, cfg, kind, "cfg", type, out, outName,
+                (values, at) -> putInt(at, getter.applyAsInt(values)));
+    }
+
+    /** A call that writes one value of {@code object} to its out-parameter, as librpma's getters do. */
+    private <T> int getValue(String function, long object, Kind kind, String objectName, Class<T> type, long out,
+            String outName, java.util.function.ObjLongConsumer<T> write) {
         return invoke(function, c -> {
-            ConnCfg values = (ConnCfg) use(c, cfg, Kind.CONN_CFG, "cfg").state;
-            out(c, out, "out-parameter");
+            T state = type.cast(use(c, object, kind, objectName).state);
+            out(c, out, outName);
             Failure failure = injected(c);
             if (failure != null) {
                 return c.fail(failure);
             }
-            putInt(out, getter.applyAsInt(values));
+            write.accept(state, out);
             return c.ok();
-        }, cfg, out);
+        }, object, out);
     }
 
     private int post(String function, long conn, long local, long localOffset, long remote, long remoteOffset,

@@ -13,7 +13,7 @@ import dev.rpma.jna.RpmaConnectionEvent;
  * {@link FakeEndpoint}) or a client's ({@code rpma_conn_req_new}). Says how {@code rpma_conn_req_connect}
  * ends and records what happened. Thread-safe.
  */
-public final class FakeRequest {
+public final class FakeRequest extends FakeObject {
 
     /** Where the request is in its life. */
     public enum State {
@@ -28,8 +28,6 @@ public final class FakeRequest {
         /** {@code rpma_conn_req_delete}: rejected (server) or abandoned (client). */
         DELETED
     }
-
-    private final FakeLibRpma fake;
 
     private final FakeEndpoint endpoint;
 
@@ -48,8 +46,6 @@ public final class FakeRequest {
 
     State state = State.QUEUED;
 
-    long handle;
-
     Thread creator;
 
     Memory privateDataMemory;
@@ -65,7 +61,7 @@ public final class FakeRequest {
     String consumedOn;
 
     FakeRequest(FakeLibRpma fake, FakeEndpoint endpoint, byte[] privateData, String address, String port) {
-        this.fake = fake;
+        super(fake);
         this.endpoint = endpoint;
         this.privateData = privateData;
         this.address = address;
@@ -99,13 +95,6 @@ public final class FakeRequest {
     public State state() {
         synchronized (this.fake.lock) {
             return this.state;
-        }
-    }
-
-    /** The fake {@code struct rpma_conn_req *}; 0 while queued. */
-    public long handle() {
-        synchronized (this.fake.lock) {
-            return this.handle;
         }
     }
 

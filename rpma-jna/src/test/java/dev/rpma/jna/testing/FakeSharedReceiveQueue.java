@@ -12,17 +12,13 @@ import java.util.Iterator;
  * connections, as a receiver-not-ready is retried, until the next {@code rpma_srq_recv}. A connection
  * going to the error state does not flush the SRQ's receives: they belong to the queue. Thread-safe.
  */
-public final class FakeSharedReceiveQueue {
-
-    private final FakeLibRpma fake;
+public final class FakeSharedReceiveQueue extends FakeObject {
 
     /** {@code rq_size}: receives it holds at most. */
     final int capacity;
 
     /** {@code null} when created with an rcq size of 0. */
     FakeCompletionQueue rcq;
-
-    long handle;
 
     final ArrayDeque<FakeConnection.PostedReceive> receives = new ArrayDeque<>();
 
@@ -35,15 +31,8 @@ public final class FakeSharedReceiveQueue {
     }
 
     FakeSharedReceiveQueue(FakeLibRpma fake, int capacity) {
-        this.fake = fake;
+        super(fake);
         this.capacity = capacity;
-    }
-
-    /** The fake {@code struct rpma_srq *}. */
-    public long handle() {
-        synchronized (this.fake.lock) {
-            return this.handle;
-        }
     }
 
     /** The receive completion queue, or {@code null}. */

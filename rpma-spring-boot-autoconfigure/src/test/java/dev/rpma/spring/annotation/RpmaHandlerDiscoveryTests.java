@@ -9,20 +9,15 @@ import java.nio.ByteBuffer;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicInteger;
 
-import org.aopalliance.intercept.MethodInterceptor;
 import org.junit.jupiter.api.Test;
 
 import org.springframework.aop.framework.AopProxyUtils;
-import org.springframework.aop.framework.ProxyFactory;
 import org.springframework.aop.support.AopUtils;
-import org.springframework.beans.factory.config.BeanPostProcessor;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
-import org.springframework.core.Ordered;
 import org.springframework.core.annotation.AliasFor;
 
 import dev.rpma.spring.annotation.RpmaHandlerConfigurationException.Problem;
@@ -100,7 +95,7 @@ class RpmaHandlerDiscoveryTests {
 
     @Test
     void handlerBehindAJdkProxyIsFoundAndInvokedThroughTheProxy() {
-        this.runner.withBean(ProxyingPostProcessor.class, () -> new ProxyingPostProcessor(false))
+        this.runner.withBean(ProxyingPostProcessor.class, () -> proxyingHandlers(false))
             .withBean("viaInterface", InterfaceHandler.class)
             .run((context) -> {
                 Object bean = context.getBean("viaInterface");
@@ -120,7 +115,7 @@ class RpmaHandlerDiscoveryTests {
 
     @Test
     void handlerBehindACglibProxyIsFoundAndInvokedThroughTheProxy() {
-        this.runner.withBean(ProxyingPostProcessor.class, () -> new ProxyingPostProcessor(true))
+        this.runner.withBean(ProxyingPostProcessor.class, () -> proxyingHandlers(true))
             .withBean("greeter", Greeter.class)
             .run((context) -> {
                 Object bean = context.getBean("greeter");
@@ -137,7 +132,7 @@ class RpmaHandlerDiscoveryTests {
 
     @Test
     void aMessageHandlerBehindAJdkProxyWithAMetaAnnotationIsFoundAndInvokedThroughTheProxy() {
-        this.runner.withBean(ProxyingPostProcessor.class, () -> new ProxyingPostProcessor(false))
+        this.runner.withBean(ProxyingPostProcessor.class, () -> proxyingHandlers(false))
             .withBean("echo", EchoHandler.class)
             .run((context) -> {
                 assertThat(AopUtils.isJdkDynamicProxy(context.getBean("echo"))).isTrue();
@@ -343,35 +338,8 @@ class RpmaHandlerDiscoveryTests {
         }
     }
 
-    /** Wraps every handler bean in a proxy before discovery sees it, as an aspect would. */
-    static class ProxyingPostProcessor implements BeanPostProcessor, Ordered {
-
-        final List<String> advised = new CopyOnWriteArrayList<>();
-
-        private final boolean proxyTargetClass;
-
-        ProxyingPostProcessor(boolean proxyTargetClass) {
-            this.proxyTargetClass = proxyTargetClass;
-        }
-
-        @Override
-        public Object postProcessAfterInitialization(Object bean, String beanName) {
-            if (!(bean instanceof Greeter) && !(bean instanceof InterfaceHandler) && !(bean instanceof EchoHandler)) {
-                return bean;
-            }
-            ProxyFactory factory = new ProxyFactory(bean);
-            factory.setProxyTargetClass(this.proxyTargetClass);
-            factory.addAdvice((MethodInterceptor) (invocation) -> {
-                this.advised.add(invocation.getMethod().getName());
-                return invocation.proceed();
-            });
-            return factory.getProxy();
-        }
-
-        @Override
-        public int getOrder() {
-            return Ordered.HIGHEST_PRECEDENCE;
-        }
+    private static ProxyingPostProcessor proxyingHandlers(boolean proxyTargetClass) {
+        return new ProxyingPostProcessor(proxyTargetClass, Greeter.class, InterfaceHandler.class, EchoHandler.class);
     }
 
     static class Greeter {

@@ -20,14 +20,19 @@ public final class FakeRpmaServer {
     }
 
     /**
-     * The server's auto-configuration with librpma replaced by {@code fake}, listening on
-     * {@value #ADDRESS}:{@value #PORT}; stopping does not wait for connections.
+     * The server's auto-configuration with librpma replaced by {@code fake} (the bean
+     * {@code fakeRpma}), listening on {@value #ADDRESS} at the port the properties default to;
+     * stopping does not wait for connections.
      */
-    public static ApplicationContextRunner runner(FakeLibRpma fake) {
+    public static ApplicationContextRunner runnerOnDefaultPort(FakeLibRpma fake) {
         return new ApplicationContextRunner().withConfiguration(AutoConfigurations.of(RpmaAutoConfiguration.class))
-            .withBean(Rpma.class, () -> Rpma.using(fake))
-            .withPropertyValues("rpma.server.address=" + ADDRESS, "rpma.server.port=" + PORT,
-                    "rpma.server.shutdown.grace-period=0s");
+            .withBean("fakeRpma", Rpma.class, () -> Rpma.using(fake))
+            .withPropertyValues("rpma.server.address=" + ADDRESS, "rpma.server.shutdown.grace-period=0s");
+    }
+
+    /** {@link #runnerOnDefaultPort} with the port set to {@value #PORT}. */
+    public static ApplicationContextRunner runner(FakeLibRpma fake) {
+        return runnerOnDefaultPort(fake).withPropertyValues("rpma.server.port=" + PORT);
     }
 
     /** Requests that were decided one way or another. */

@@ -45,12 +45,7 @@ class RpmaObservabilityIsOptionalTests {
 
     @AfterEach
     void checkFake() {
-        try {
-            this.fake.assertNoViolations();
-        }
-        finally {
-            this.fake.close();
-        }
+        this.fake.assertNoViolationsAndClose();
     }
 
     @Test

@@ -49,6 +49,7 @@ import dev.rpma.spring.annotation.RpmaMessageHandler;
 import dev.rpma.spring.annotation.RpmaSessionEvent;
 
 import dev.rpma.spring.boot.actuate.Await;
+import dev.rpma.spring.boot.actuate.FakeRpmaServer;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -64,21 +65,12 @@ class RpmaAutoConfigurationTests {
 
     private final FakeLibRpma fake = new FakeLibRpma().requireNonBlockingEndpointFd(true);
 
-    private final ApplicationContextRunner runner = new ApplicationContextRunner()
-        .withConfiguration(AutoConfigurations.of(RpmaAutoConfiguration.class))
-        .withBean("fakeRpma", Rpma.class, () -> Rpma.using(this.fake))
-        .withPropertyValues("rpma.server.address=198.18.0.1", "rpma.server.shutdown.grace-period=0",
-                "rpma.server.event-loops.count=1");
+    private final ApplicationContextRunner runner = FakeRpmaServer.runnerOnDefaultPort(this.fake)
+        .withPropertyValues("rpma.server.event-loops.count=1");
 
     @AfterEach
     void nothingNativeLeakedOrMisused() {
-        try {
-            this.fake.assertNoViolations();
-            this.fake.assertAllFreed();
-        }
-        finally {
-            this.fake.close();
-        }
+        this.fake.assertCleanAndClose();
     }
 
     @Test

@@ -12,7 +12,6 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 
-import org.aopalliance.intercept.MethodInterceptor;
 import ch.qos.logback.classic.Level;
 import ch.qos.logback.classic.Logger;
 import ch.qos.logback.classic.spi.ILoggingEvent;
@@ -22,10 +21,8 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.slf4j.LoggerFactory;
 
-import org.springframework.aop.framework.ProxyFactory;
 import org.springframework.aop.support.AopUtils;
 import org.springframework.beans.factory.DisposableBean;
-import org.springframework.beans.factory.config.BeanPostProcessor;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.autoconfigure.context.PropertyPlaceholderAutoConfiguration;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
@@ -34,14 +31,14 @@ import org.springframework.context.ApplicationListener;
 import org.springframework.context.SmartLifecycle;
 import org.springframework.context.support.AbstractApplicationContext;
 import org.springframework.context.support.DefaultLifecycleProcessor;
-import org.springframework.core.Ordered;
 
-import dev.rpma.jna.Rpma;
 import dev.rpma.jna.testing.FakeEndpoint;
 import dev.rpma.jna.testing.FakeLibRpma;
 import dev.rpma.jna.testing.FakeRequest;
+import dev.rpma.spring.annotation.ProxyingPostProcessor;
 import dev.rpma.spring.annotation.RpmaConnectionHandler;
 import dev.rpma.spring.boot.actuate.Await;
+import dev.rpma.spring.boot.actuate.FakeRpmaServer;
 import dev.rpma.server.RpmaIncomingRequest;
 import dev.rpma.server.RpmaServer;
 
@@ -60,20 +57,12 @@ class RpmaServerLifecycleTests {
 
     private final FakeLibRpma fake = new FakeLibRpma().requireNonBlockingEndpointFd(true);
 
-    private final ApplicationContextRunner runner = new ApplicationContextRunner()
-        .withConfiguration(AutoConfigurations.of(PropertyPlaceholderAutoConfiguration.class, RpmaAutoConfiguration.class))
-        .withBean("fakeRpma", Rpma.class, () -> Rpma.using(this.fake))
-        .withPropertyValues("rpma.server.address=198.18.0.1", "rpma.server.shutdown.grace-period=0");
+    private final ApplicationContextRunner runner = FakeRpmaServer.runnerOnDefaultPort(this.fake)
+        .withConfiguration(AutoConfigurations.of(PropertyPlaceholderAutoConfiguration.class));
 
     @AfterEach
     void nothingNativeLeakedOrMisused() {
-        try {
-            this.fake.assertNoViolations();
-            this.fake.assertAllFreed();
-        }
-        finally {
-            this.fake.close();
-        }
+        this.fake.assertCleanAndClose();
     }
 
     @Test
@@ -229,14 +218,14 @@ class RpmaServerLifecycleTests {
     void proxiedMetaAnnotatedHandlerWithAPlaceholderEndpointServesItsEndpoint() {
         this.runner.withPropertyValues("my.endpoint=replica", "rpma.server.endpoints.replica.port=7205")
             .withBean(Handlers.Greeter.class)
-            .withBean(Proxying.class)
+            .withBean(ProxyingPostProcessor.class, () -> new ProxyingPostProcessor(false, ReplicaHandler.class))
             .withBean("replicaHandler", ReplicaHandler.class)
             .run((context) -> {
                 assertThat(context).hasNotFailed();
                 assertThat(AopUtils.isJdkDynamicProxy(context.getBean("replicaHandler"))).isTrue();
                 FakeRequest request = this.fake.endpointAt("198.18.0.1", 7205).queueRequest(new byte[0]);
                 assertThat(request.awaitConsumed(WAIT)).isEqualTo(FakeRequest.State.CONNECTED);
-                assertThat(context.getBean(Proxying.class).advised).containsExactly("accept");
+                assertThat(context.getBean(ProxyingPostProcessor.class).advised).containsExactly("accept");
                 assertThat(ReplicaHandler.endpoints).containsExactly("replica");
             });
     }
@@ -388,30 +377,6 @@ class RpmaServerLifecycleTests {
         public void accept(RpmaIncomingRequest request, String endpointName) {
             endpoints.add(endpointName);
             request.connect();
-        }
-    }
-
-    /** Wraps the handler in a JDK proxy before discovery sees it, as an aspect would. */
-    static class Proxying implements BeanPostProcessor, Ordered {
-
-        final List<String> advised = new CopyOnWriteArrayList<>();
-
-        @Override
-        public Object postProcessAfterInitialization(Object bean, String beanName) {
-            if (!(bean instanceof ReplicaHandler)) {
-                return bean;
-            }
-            ProxyFactory factory = new ProxyFactory(bean);
-            factory.addAdvice((MethodInterceptor) (invocation) -> {
-                this.advised.add(invocation.getMethod().getName());
-                return invocation.proceed();
-            });
-            return factory.getProxy();
-        }
-
-        @Override
-        public int getOrder() {
-            return Ordered.HIGHEST_PRECEDENCE;
         }
     }
 }

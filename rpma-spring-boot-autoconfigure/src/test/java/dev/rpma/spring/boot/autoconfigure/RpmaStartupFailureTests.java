@@ -24,6 +24,7 @@ import dev.rpma.jna.testing.FakeLibRpma;
 import dev.rpma.spring.annotation.RpmaHandlerConfigurationException;
 import dev.rpma.spring.annotation.RpmaHandlerConfigurationException.Problem;
 import dev.rpma.server.RpmaListenException;
+import dev.rpma.spring.boot.actuate.FakeRpmaServer;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -36,20 +37,11 @@ class RpmaStartupFailureTests {
 
     private final FakeLibRpma fake = new FakeLibRpma().requireNonBlockingEndpointFd(true);
 
-    private final ApplicationContextRunner runner = new ApplicationContextRunner()
-        .withConfiguration(AutoConfigurations.of(RpmaAutoConfiguration.class))
-        .withBean("fakeRpma", Rpma.class, () -> Rpma.using(this.fake))
-        .withPropertyValues("rpma.server.address=198.18.0.1", "rpma.server.shutdown.grace-period=0");
+    private final ApplicationContextRunner runner = FakeRpmaServer.runnerOnDefaultPort(this.fake);
 
     @AfterEach
     void nothingNativeLeakedOrMisused() {
-        try {
-            this.fake.assertNoViolations();
-            this.fake.assertAllFreed();
-        }
-        finally {
-            this.fake.close();
-        }
+        this.fake.assertCleanAndClose();
     }
 
     @ParameterizedTest(name = "{0}")

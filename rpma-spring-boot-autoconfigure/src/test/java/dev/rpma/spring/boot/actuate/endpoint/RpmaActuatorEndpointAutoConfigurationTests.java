@@ -68,12 +68,7 @@ class RpmaActuatorEndpointAutoConfigurationTests {
 
     @AfterEach
     void checkFake() {
-        try {
-            this.fake.assertNoViolations();
-        }
-        finally {
-            this.fake.close();
-        }
+        this.fake.assertNoViolationsAndClose();
     }
 
     @Test

@@ -63,12 +63,7 @@ class RpmaHealthContributorAutoConfigurationTests {
 
     @AfterEach
     void checkFake() {
-        try {
-            this.fake.assertNoViolations();
-        }
-        finally {
-            this.fake.close();
-        }
+        this.fake.assertNoViolationsAndClose();
     }
 
     @Test

@@ -64,12 +64,7 @@ class RpmaMetricsAutoConfigurationTests {
 
     @AfterEach
     void checkFake() {
-        try {
-            this.fake.assertNoViolations();
-        }
-        finally {
-            this.fake.close();
-        }
+        this.fake.assertNoViolationsAndClose();
     }
 
     @Test

@@ -55,12 +55,7 @@ class RpmaObservationAutoConfigurationTests {
 
     @AfterEach
     void checkFake() {
-        try {
-            this.fake.assertNoViolations();
-        }
-        finally {
-            this.fake.close();
-        }
+        this.fake.assertNoViolationsAndClose();
     }
 
     @Test
