@@ -8,8 +8,8 @@ import java.util.regex.Pattern;
 
 /**
  * Writes the classes that repeat {@code LibRpma}'s method list, so that the interface is the one
- * place where librpma's functions are written out: {@code dev.rpma.jna.raw.DirectLibRpma} (the JNA
- * direct-mapped natives and the methods that call them) and {@code dev.rpma.jna.testing.ForwardingLibRpma}
+ * place where librpma's functions are written out: {@code dev.rpma.binding.internal.DirectLibRpma} (the JNA
+ * direct-mapped natives and the methods that call them) and {@code dev.rpma.binding.testing.ForwardingLibRpma}
  * (a raw layer that forwards every call to another one). Run by the build before compiling:
  * {@code java GenerateRawLayer.java <LibRpma.java> <main sources dir> <test sources dir>}.
  */
@@ -49,8 +49,8 @@ public final class GenerateRawLayer {
             throw new IllegalArgumentException("usage: GenerateRawLayer <LibRpma.java> <main sources dir> <test sources dir>");
         }
         List<Method> methods = parse(Files.readString(Path.of(args[0])));
-        write(Path.of(args[1]), "dev/rpma/jna/raw/DirectLibRpma.java", direct(methods));
-        write(Path.of(args[2]), "dev/rpma/jna/testing/ForwardingLibRpma.java", forwarding(methods));
+        write(Path.of(args[1]), "dev/rpma/binding/internal/DirectLibRpma.java", direct(methods));
+        write(Path.of(args[2]), "dev/rpma/binding/testing/ForwardingLibRpma.java", forwarding(methods));
     }
 
     private static List<Method> parse(String source) {
@@ -90,7 +90,7 @@ public final class GenerateRawLayer {
     private static String direct(List<Method> methods) {
         StringBuilder out = new StringBuilder();
         out.append("""
-                package dev.rpma.jna.raw;
+                package dev.rpma.binding.internal;
 
                 /**
                  * Every librpma function of {@link LibRpma} called through JNA direct mapping: each is a static
@@ -126,9 +126,9 @@ public final class GenerateRawLayer {
     private static String forwarding(List<Method> methods) {
         StringBuilder out = new StringBuilder();
         out.append("""
-                package dev.rpma.jna.testing;
+                package dev.rpma.binding.testing;
 
-                import dev.rpma.jna.raw.LibRpma;
+                import dev.rpma.binding.internal.LibRpma;
 
                 /**
                  * A raw layer that forwards every call to another one; subclasses replace the calls they script

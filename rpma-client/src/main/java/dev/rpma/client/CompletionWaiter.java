@@ -3,11 +3,11 @@ package dev.rpma.client;
 import java.time.Duration;
 import java.util.function.Consumer;
 
-import dev.rpma.jna.RpmaCompletion;
-import dev.rpma.jna.RpmaCompletionQueue;
-import dev.rpma.jna.RpmaCompletions;
-import dev.rpma.jna.RpmaConnection;
-import dev.rpma.jna.io.FdPoller;
+import dev.rpma.binding.RpmaCompletion;
+import dev.rpma.binding.RpmaCompletionQueue;
+import dev.rpma.binding.RpmaCompletions;
+import dev.rpma.binding.RpmaConnection;
+import dev.rpma.binding.io.FdPoller;
 
 /**
  * Waits, with a timeout, for the completions of one connection, on its completion queue and on its

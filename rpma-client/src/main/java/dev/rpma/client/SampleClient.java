@@ -12,19 +12,19 @@ import org.jspecify.annotations.Nullable;
 import dev.rpma.client.SampleClientException.Failure;
 import dev.rpma.server.RpmaCommonData;
 import dev.rpma.client.protocol.ExampleProtocols;
-import dev.rpma.jna.CompletionMode;
-import dev.rpma.jna.MemoryUsage;
-import dev.rpma.jna.PeerRole;
-import dev.rpma.jna.Rpma;
-import dev.rpma.jna.RpmaCompletion;
-import dev.rpma.jna.RpmaConnection;
-import dev.rpma.jna.RpmaConnectionEvent;
-import dev.rpma.jna.RpmaConnectionRequest;
-import dev.rpma.jna.RpmaMemoryRegion;
-import dev.rpma.jna.RpmaOpcode;
-import dev.rpma.jna.RpmaPeer;
-import dev.rpma.jna.RpmaRemoteMemoryRegion;
-import dev.rpma.jna.io.FdPoller;
+import dev.rpma.binding.CompletionMode;
+import dev.rpma.binding.MemoryUsage;
+import dev.rpma.binding.PeerRole;
+import dev.rpma.binding.Rpma;
+import dev.rpma.binding.RpmaCompletion;
+import dev.rpma.binding.RpmaConnection;
+import dev.rpma.binding.RpmaConnectionEvent;
+import dev.rpma.binding.RpmaConnectionRequest;
+import dev.rpma.binding.RpmaMemoryRegion;
+import dev.rpma.binding.RpmaOpcode;
+import dev.rpma.binding.RpmaPeer;
+import dev.rpma.binding.RpmaRemoteMemoryRegion;
+import dev.rpma.binding.io.FdPoller;
 
 /**
  * A client of librpma's examples 01-connection ({@link #hello}), 02-read-to-volatile

@@ -8,9 +8,9 @@ import java.util.Map;
 import java.util.Set;
 
 import dev.rpma.client.protocol.ExampleProtocols;
-import dev.rpma.jna.Rpma;
-import dev.rpma.jna.RpmaException;
-import dev.rpma.jna.RpmaUnavailableException;
+import dev.rpma.binding.Rpma;
+import dev.rpma.binding.RpmaException;
+import dev.rpma.binding.RpmaUnavailableException;
 
 /**
  * The command line of {@link SampleClient}:

@@ -1,6 +1,6 @@
 package dev.rpma.client;
 
-import dev.rpma.jna.RpmaConnectionEvent;
+import dev.rpma.binding.RpmaConnectionEvent;
 
 /** A client run that did not get what the protocol promises; {@link #failure()} says how. */
 public class SampleClientException extends RuntimeException {

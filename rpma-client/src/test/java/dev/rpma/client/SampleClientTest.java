@@ -19,11 +19,11 @@ import org.junit.jupiter.api.Test;
 import dev.rpma.client.SampleClientException.Failure;
 import dev.rpma.server.RpmaCommonData;
 import dev.rpma.client.protocol.ExampleProtocols;
-import dev.rpma.jna.Rpma;
-import dev.rpma.jna.RpmaConnectionEvent;
-import dev.rpma.jna.testing.FakeConnection;
-import dev.rpma.jna.testing.FakeLibRpma;
-import dev.rpma.jna.testing.PostedOperation;
+import dev.rpma.binding.Rpma;
+import dev.rpma.binding.RpmaConnectionEvent;
+import dev.rpma.binding.testing.FakeConnection;
+import dev.rpma.binding.testing.FakeLibRpma;
+import dev.rpma.binding.testing.PostedOperation;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;

@@ -9,13 +9,13 @@ import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-import dev.rpma.jna.RpmaCompletions;
-import dev.rpma.jna.RpmaConnection;
-import dev.rpma.jna.RpmaConnectionConfig;
-import dev.rpma.jna.RpmaConnectionRequest;
-import dev.rpma.jna.RpmaEndpoint;
-import dev.rpma.jna.RpmaException;
-import dev.rpma.jna.RpmaFailureKind;
+import dev.rpma.binding.RpmaCompletions;
+import dev.rpma.binding.RpmaConnection;
+import dev.rpma.binding.RpmaConnectionConfig;
+import dev.rpma.binding.RpmaConnectionRequest;
+import dev.rpma.binding.RpmaEndpoint;
+import dev.rpma.binding.RpmaException;
+import dev.rpma.binding.RpmaFailureKind;
 import dev.rpma.server.loop.RpmaEventLoop;
 
 /**

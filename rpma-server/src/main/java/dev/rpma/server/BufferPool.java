@@ -9,10 +9,10 @@ import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-import dev.rpma.jna.MemoryUsage;
-import dev.rpma.jna.RpmaMemoryRegion;
-import dev.rpma.jna.RpmaPeer;
-import dev.rpma.jna.raw.NativeMemory;
+import dev.rpma.binding.MemoryUsage;
+import dev.rpma.binding.RpmaMemoryRegion;
+import dev.rpma.binding.RpmaPeer;
+import dev.rpma.binding.internal.NativeMemory;
 
 /**
  * The registered memory of one endpoint's sessions: each session takes a {@link Block} of receive
@@ -89,7 +89,7 @@ final class BufferPool {
     /**
      * A block for a new session; registers a chunk when none is free.
      *
-     * @throws dev.rpma.jna.RpmaException when registering fails (e.g. {@code ENOMEM} past the memlock limit)
+     * @throws dev.rpma.binding.RpmaException when registering fails (e.g. {@code ENOMEM} past the memlock limit)
      */
     synchronized Block take() {
         if (this.closed) {

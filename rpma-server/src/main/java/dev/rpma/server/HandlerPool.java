@@ -9,7 +9,7 @@ import java.util.function.IntSupplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-import dev.rpma.jna.RpmaThread;
+import dev.rpma.binding.RpmaThread;
 
 /**
  * A fixed number of threads that run the tasks event loops hand them through a bounded

@@ -1,6 +1,6 @@
 package dev.rpma.server;
 
-import dev.rpma.jna.RpmaException;
+import dev.rpma.binding.RpmaException;
 
 /** The acceptor met an error that leaves its endpoint unusable; the endpoint stops as FAILED. */
 public class RpmaAcceptorException extends RuntimeException {

@@ -12,8 +12,8 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.function.Consumer;
 
-import dev.rpma.jna.RpmaConnectionEvent;
-import dev.rpma.jna.RpmaException;
+import dev.rpma.binding.RpmaConnectionEvent;
+import dev.rpma.binding.RpmaException;
 
 /**
  * Counters of one served endpoint: requests by outcome, librpma errors by function and code, the

@@ -2,7 +2,7 @@ package dev.rpma.server;
 
 import java.time.Instant;
 
-import dev.rpma.jna.RpmaException;
+import dev.rpma.binding.RpmaException;
 
 /**
  * One error the acceptor met: when, in which librpma function, with which code and text.

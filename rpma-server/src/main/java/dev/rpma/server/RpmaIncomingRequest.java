@@ -7,7 +7,7 @@ import java.util.Map;
 
 import org.jspecify.annotations.Nullable;
 
-import dev.rpma.jna.RpmaConnectionRequest;
+import dev.rpma.binding.RpmaConnectionRequest;
 
 /**
  * A connection request as a connection handler sees it: the client's private data, attributes for

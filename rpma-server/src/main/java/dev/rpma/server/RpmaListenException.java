@@ -1,7 +1,7 @@
 package dev.rpma.server;
 
-import dev.rpma.jna.RpmaException;
-import dev.rpma.jna.RpmaFailureKind;
+import dev.rpma.binding.RpmaException;
+import dev.rpma.binding.RpmaFailureKind;
 
 /** An endpoint could not start listening; says which endpoint, where, and why. */
 public class RpmaListenException extends RuntimeException {

@@ -5,7 +5,7 @@ import java.util.EnumSet;
 import java.util.Objects;
 import java.util.Set;
 
-import dev.rpma.jna.MemoryUsage;
+import dev.rpma.binding.MemoryUsage;
 
 /**
  * Memory the server exposes to its clients for one-sided {@code rpma_read} and {@code rpma_write}:

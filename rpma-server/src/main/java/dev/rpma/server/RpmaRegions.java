@@ -11,9 +11,9 @@ import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-import dev.rpma.jna.MemoryUsage;
-import dev.rpma.jna.RpmaMemoryRegion;
-import dev.rpma.jna.RpmaPeer;
+import dev.rpma.binding.MemoryUsage;
+import dev.rpma.binding.RpmaMemoryRegion;
+import dev.rpma.binding.RpmaPeer;
 
 /**
  * The memory regions a server exposes ({@link RpmaRegionDefinition}): known from the server's

@@ -9,8 +9,8 @@ import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-import dev.rpma.jna.RpmaConnectionConfig;
-import dev.rpma.jna.RpmaEndpoint;
+import dev.rpma.binding.RpmaConnectionConfig;
+import dev.rpma.binding.RpmaEndpoint;
 import dev.rpma.server.loop.RpmaEventLoop;
 
 /**
@@ -41,7 +41,7 @@ public final class RpmaServedEndpoint {
     private volatile RpmaEndpointState state = RpmaEndpointState.CREATED;
 
     RpmaServedEndpoint(EndpointContext context, RpmaEndpoint endpoint, @Nullable RpmaConnectionConfig[] requestConfigs,
-            RpmaRequestHandler handler, RpmaRegions regions, dev.rpma.jna.RpmaCompletions[] batches) {
+            RpmaRequestHandler handler, RpmaRegions regions, dev.rpma.binding.RpmaCompletions[] batches) {
         this.context = context;
         this.endpoint = endpoint;
         this.requestConfigs = requestConfigs;
@@ -50,7 +50,7 @@ public final class RpmaServedEndpoint {
         this.handlerPool = settings.inlineHandler() ? null
                 : new HandlerPool("rpma-" + context.name() + "-handler", settings.handlerThreads(),
                         settings.queueCapacity(), settings.spinLooks(), settings.batchScheduling(),
-                        dev.rpma.jna.io.ThreadScheduling::batchCurrentThread);
+                        dev.rpma.binding.io.ThreadScheduling::batchCurrentThread);
         this.acceptor = new Acceptor(context, endpoint, requestConfigs, handler, this.acceptorLoop, this.handlerPool,
                 regions, batches);
     }

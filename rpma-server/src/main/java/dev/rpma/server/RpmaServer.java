@@ -15,13 +15,13 @@ import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-import dev.rpma.jna.PeerRole;
-import dev.rpma.jna.Rpma;
-import dev.rpma.jna.RpmaCompletions;
-import dev.rpma.jna.RpmaConnectionConfig;
-import dev.rpma.jna.RpmaEndpoint;
-import dev.rpma.jna.RpmaException;
-import dev.rpma.jna.RpmaPeer;
+import dev.rpma.binding.PeerRole;
+import dev.rpma.binding.Rpma;
+import dev.rpma.binding.RpmaCompletions;
+import dev.rpma.binding.RpmaConnectionConfig;
+import dev.rpma.binding.RpmaEndpoint;
+import dev.rpma.binding.RpmaException;
+import dev.rpma.binding.RpmaPeer;
 import dev.rpma.server.loop.RpmaEventLoop;
 import dev.rpma.server.loop.RpmaEventLoopGroup;
 
@@ -265,7 +265,7 @@ public final class RpmaServer {
                     // one task per session at a time: the queue never holds more than the connection limit
                     messagePool = new HandlerPool("rpma-" + settings.name() + "-messages", messages.dispatchThreads(),
                             settings.limits().maxConnections(), settings.acceptor().spinLooks(),
-                            settings.acceptor().batchScheduling(), dev.rpma.jna.io.ThreadScheduling::batchCurrentThread);
+                            settings.acceptor().batchScheduling(), dev.rpma.binding.io.ThreadScheduling::batchCurrentThread);
                 }
             }
             RpmaEndpointStatistics statistics = new RpmaEndpointStatistics(

@@ -13,11 +13,11 @@ import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-import dev.rpma.jna.RpmaCompletions;
-import dev.rpma.jna.RpmaConnection;
-import dev.rpma.jna.RpmaConnectionEvent;
-import dev.rpma.jna.RpmaException;
-import dev.rpma.jna.io.FileDescriptors;
+import dev.rpma.binding.RpmaCompletions;
+import dev.rpma.binding.RpmaConnection;
+import dev.rpma.binding.RpmaConnectionEvent;
+import dev.rpma.binding.RpmaException;
+import dev.rpma.binding.io.FileDescriptors;
 import dev.rpma.server.loop.RpmaEventLoop;
 
 /**

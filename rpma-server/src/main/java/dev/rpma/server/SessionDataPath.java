@@ -7,12 +7,12 @@ import java.util.ArrayDeque;
 
 import org.jspecify.annotations.Nullable;
 
-import dev.rpma.jna.CompletionMode;
-import dev.rpma.jna.RpmaCompletionQueue;
-import dev.rpma.jna.RpmaCompletions;
-import dev.rpma.jna.RpmaConnection;
-import dev.rpma.jna.RpmaException;
-import dev.rpma.jna.io.FileDescriptors;
+import dev.rpma.binding.CompletionMode;
+import dev.rpma.binding.RpmaCompletionQueue;
+import dev.rpma.binding.RpmaCompletions;
+import dev.rpma.binding.RpmaConnection;
+import dev.rpma.binding.RpmaException;
+import dev.rpma.binding.io.FileDescriptors;
 import dev.rpma.server.loop.RpmaEventLoop;
 
 /**

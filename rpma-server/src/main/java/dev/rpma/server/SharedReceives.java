@@ -7,15 +7,15 @@ import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.Iterator;
 
-import dev.rpma.jna.Rpma;
-import dev.rpma.jna.RpmaCompletionQueue;
-import dev.rpma.jna.RpmaCompletions;
-import dev.rpma.jna.RpmaConnectionConfig;
-import dev.rpma.jna.RpmaException;
-import dev.rpma.jna.RpmaPeer;
-import dev.rpma.jna.RpmaSharedReceiveQueue;
-import dev.rpma.jna.RpmaSrqConfig;
-import dev.rpma.jna.io.FileDescriptors;
+import dev.rpma.binding.Rpma;
+import dev.rpma.binding.RpmaCompletionQueue;
+import dev.rpma.binding.RpmaCompletions;
+import dev.rpma.binding.RpmaConnectionConfig;
+import dev.rpma.binding.RpmaException;
+import dev.rpma.binding.RpmaPeer;
+import dev.rpma.binding.RpmaSharedReceiveQueue;
+import dev.rpma.binding.RpmaSrqConfig;
+import dev.rpma.binding.io.FileDescriptors;
 import dev.rpma.server.loop.RpmaEventLoop;
 
 /**

@@ -15,11 +15,11 @@ import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
-import dev.rpma.jna.Errno;
-import dev.rpma.jna.RpmaConnectionEvent;
-import dev.rpma.jna.RpmaError;
-import dev.rpma.jna.testing.FakeConnection;
-import dev.rpma.jna.testing.FakeRequest;
+import dev.rpma.binding.Errno;
+import dev.rpma.binding.RpmaConnectionEvent;
+import dev.rpma.binding.RpmaError;
+import dev.rpma.binding.testing.FakeConnection;
+import dev.rpma.binding.testing.FakeRequest;
 
 /**
  * The acceptor over the scripted fake: every outcome of {@code rpma_ep_next_conn_req}, the bounded

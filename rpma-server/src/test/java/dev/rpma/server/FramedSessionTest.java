@@ -10,7 +10,7 @@ import java.util.List;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
-import dev.rpma.jna.testing.FakeConnection;
+import dev.rpma.binding.testing.FakeConnection;
 
 /**
  * A framed endpoint over the scripted fake, its client played by the test: the HELLO, requests

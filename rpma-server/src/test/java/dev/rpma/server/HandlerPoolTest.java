@@ -17,7 +17,7 @@ import org.slf4j.LoggerFactory;
 import ch.qos.logback.classic.Logger;
 import ch.qos.logback.classic.spi.ILoggingEvent;
 import ch.qos.logback.core.read.ListAppender;
-import dev.rpma.jna.testing.SchedulingPolicies;
+import dev.rpma.binding.testing.SchedulingPolicies;
 
 /**
  * An endpoint's handler threads: started with the server and parked while idle, parked again after

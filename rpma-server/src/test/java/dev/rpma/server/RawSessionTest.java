@@ -17,10 +17,10 @@ import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
-import dev.rpma.jna.MemoryUsage;
-import dev.rpma.jna.testing.FakeCompletionQueue;
-import dev.rpma.jna.testing.FakeConnection;
-import dev.rpma.jna.testing.PostedOperation;
+import dev.rpma.binding.MemoryUsage;
+import dev.rpma.binding.testing.FakeCompletionQueue;
+import dev.rpma.binding.testing.FakeConnection;
+import dev.rpma.binding.testing.PostedOperation;
 
 /**
  * The data path of a raw endpoint over the scripted fake: messages reach the handler from their

@@ -17,16 +17,16 @@ import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
-import dev.rpma.jna.Errno;
-import dev.rpma.jna.MemoryUsage;
-import dev.rpma.jna.Rpma;
-import dev.rpma.jna.RpmaConnectionConfig;
-import dev.rpma.jna.RpmaError;
-import dev.rpma.jna.raw.NativeMemory;
-import dev.rpma.jna.testing.FakeCall;
-import dev.rpma.jna.testing.FakeConnection;
-import dev.rpma.jna.testing.FakeLibRpma;
-import dev.rpma.jna.testing.FakeRequest;
+import dev.rpma.binding.Errno;
+import dev.rpma.binding.MemoryUsage;
+import dev.rpma.binding.Rpma;
+import dev.rpma.binding.RpmaConnectionConfig;
+import dev.rpma.binding.RpmaError;
+import dev.rpma.binding.internal.NativeMemory;
+import dev.rpma.binding.testing.FakeCall;
+import dev.rpma.binding.testing.FakeConnection;
+import dev.rpma.binding.testing.FakeLibRpma;
+import dev.rpma.binding.testing.FakeRequest;
 
 /**
  * The server as a whole over the fake: what a failed listen leaves (nothing), exposed regions and

@@ -16,13 +16,13 @@ import net.jqwik.api.Provide;
 import net.jqwik.api.Tuple;
 import net.jqwik.api.lifecycle.AfterTry;
 
-import dev.rpma.jna.Errno;
-import dev.rpma.jna.RpmaConnectionEvent;
-import dev.rpma.jna.RpmaError;
-import dev.rpma.jna.testing.FakeConnection;
-import dev.rpma.jna.testing.FakeEndpoint;
-import dev.rpma.jna.testing.FakeLibRpma;
-import dev.rpma.jna.testing.FakeRequest;
+import dev.rpma.binding.Errno;
+import dev.rpma.binding.RpmaConnectionEvent;
+import dev.rpma.binding.RpmaError;
+import dev.rpma.binding.testing.FakeConnection;
+import dev.rpma.binding.testing.FakeEndpoint;
+import dev.rpma.binding.testing.FakeLibRpma;
+import dev.rpma.binding.testing.FakeRequest;
 
 /**
  * Randomized faults: generated sequences of native results, connection handler behaviours and what

@@ -12,12 +12,12 @@ import java.util.function.BooleanSupplier;
 
 import org.jspecify.annotations.Nullable;
 
-import dev.rpma.jna.Rpma;
-import dev.rpma.jna.RpmaConnectionConfig;
-import dev.rpma.jna.testing.FakeConnection;
-import dev.rpma.jna.testing.FakeEndpoint;
-import dev.rpma.jna.testing.FakeLibRpma;
-import dev.rpma.jna.testing.FakeRequest;
+import dev.rpma.binding.Rpma;
+import dev.rpma.binding.RpmaConnectionConfig;
+import dev.rpma.binding.testing.FakeConnection;
+import dev.rpma.binding.testing.FakeEndpoint;
+import dev.rpma.binding.testing.FakeLibRpma;
+import dev.rpma.binding.testing.FakeRequest;
 
 /**
  * A server with one endpoint (or more) over the scripted fake: the settings a test varies, the

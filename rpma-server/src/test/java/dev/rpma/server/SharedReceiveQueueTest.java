@@ -13,13 +13,13 @@ import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
-import dev.rpma.jna.MemoryUsage;
-import dev.rpma.jna.Rpma;
-import dev.rpma.jna.RpmaConnectionEvent;
-import dev.rpma.jna.testing.FakeConnection;
-import dev.rpma.jna.testing.FakeLibRpma;
-import dev.rpma.jna.testing.FakeRequest;
-import dev.rpma.jna.testing.FakeSharedReceiveQueue;
+import dev.rpma.binding.MemoryUsage;
+import dev.rpma.binding.Rpma;
+import dev.rpma.binding.RpmaConnectionEvent;
+import dev.rpma.binding.testing.FakeConnection;
+import dev.rpma.binding.testing.FakeLibRpma;
+import dev.rpma.binding.testing.FakeRequest;
+import dev.rpma.binding.testing.FakeSharedReceiveQueue;
 
 /**
  * A raw endpoint whose sessions receive through one shared receive queue per event loop, over the
@@ -235,7 +235,7 @@ class SharedReceiveQueueTest {
 
     @Test
     void aQueueTheDeviceRefusesFailsTheListenNamingThePropertyAndNothingIsLeft() {
-        this.harness.fake.failNext("rpma_srq_new", dev.rpma.jna.RpmaError.PROVIDER.code(), dev.rpma.jna.Errno.EINVAL);
+        this.harness.fake.failNext("rpma_srq_new", dev.rpma.binding.RpmaError.PROVIDER.code(), dev.rpma.binding.Errno.EINVAL);
         org.assertj.core.api.Assertions.assertThatIllegalStateException()
             .isThrownBy(() -> this.harness.startRaw((message, session) -> message))
             .withMessageContaining("cannot have a shared receive queue of " + SLOTS + " slots")
@@ -270,7 +270,7 @@ class SharedReceiveQueueTest {
                     }
 
                     @Override
-                    public dev.rpma.jna.RpmaConnectionConfig requestConfig(Rpma rpma, RpmaEndpointSettings endpoint,
+                    public dev.rpma.binding.RpmaConnectionConfig requestConfig(Rpma rpma, RpmaEndpointSettings endpoint,
                             RpmaQueueSizes needed) {
                         return rpma.newConnectionConfig().cqSize(16).sqSize(16).sharedCompletionChannel(true);
                     }

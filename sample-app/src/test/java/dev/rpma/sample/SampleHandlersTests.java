@@ -20,12 +20,12 @@ import org.springframework.boot.test.context.ConfigDataApplicationContextInitial
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 
 import dev.rpma.client.protocol.ExampleProtocols;
-import dev.rpma.jna.Rpma;
-import dev.rpma.jna.RpmaConnectionEvent;
-import dev.rpma.jna.testing.FakeConnection;
-import dev.rpma.jna.testing.FakeLibRpma;
-import dev.rpma.jna.testing.FakeRequest;
-import dev.rpma.jna.testing.PostedOperation;
+import dev.rpma.binding.Rpma;
+import dev.rpma.binding.RpmaConnectionEvent;
+import dev.rpma.binding.testing.FakeConnection;
+import dev.rpma.binding.testing.FakeLibRpma;
+import dev.rpma.binding.testing.FakeRequest;
+import dev.rpma.binding.testing.PostedOperation;
 import dev.rpma.server.RejectReason;
 import dev.rpma.server.RpmaCommonData;
 import dev.rpma.server.RpmaEndpointSettings;

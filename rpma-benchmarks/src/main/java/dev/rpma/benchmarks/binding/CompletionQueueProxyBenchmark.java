@@ -15,17 +15,17 @@ import org.openjdk.jmh.annotations.State;
 import org.openjdk.jmh.annotations.TearDown;
 import org.openjdk.jmh.annotations.Warmup;
 
-import dev.rpma.jna.PeerRole;
-import dev.rpma.jna.Rpma;
-import dev.rpma.jna.RpmaCompletionQueue;
-import dev.rpma.jna.RpmaCompletions;
-import dev.rpma.jna.RpmaConnection;
-import dev.rpma.jna.RpmaEndpoint;
-import dev.rpma.jna.RpmaPeer;
-import dev.rpma.jna.raw.LibRpma;
-import dev.rpma.jna.raw.NativeMemory;
-import dev.rpma.jna.testing.FakeLibRpma;
-import dev.rpma.jna.testing.ForwardingLibRpma;
+import dev.rpma.binding.PeerRole;
+import dev.rpma.binding.Rpma;
+import dev.rpma.binding.RpmaCompletionQueue;
+import dev.rpma.binding.RpmaCompletions;
+import dev.rpma.binding.RpmaConnection;
+import dev.rpma.binding.RpmaEndpoint;
+import dev.rpma.binding.RpmaPeer;
+import dev.rpma.binding.internal.LibRpma;
+import dev.rpma.binding.internal.NativeMemory;
+import dev.rpma.binding.testing.FakeLibRpma;
+import dev.rpma.binding.testing.ForwardingLibRpma;
 
 /**
  * A host-side stand-in for the completion-queue poll, which needs an RDMA device to be real (see

@@ -15,10 +15,10 @@ import org.openjdk.jmh.annotations.State;
 import org.openjdk.jmh.annotations.TearDown;
 import org.openjdk.jmh.annotations.Warmup;
 
-import dev.rpma.jna.Rpma;
-import dev.rpma.jna.RpmaConnectionConfig;
-import dev.rpma.jna.raw.LibRpma;
-import dev.rpma.jna.raw.NativeMemory;
+import dev.rpma.binding.Rpma;
+import dev.rpma.binding.RpmaConnectionConfig;
+import dev.rpma.binding.internal.LibRpma;
+import dev.rpma.binding.internal.NativeMemory;
 
 /**
  * Per-call cost of a control call on the real librpma, which needs no RDMA device: the

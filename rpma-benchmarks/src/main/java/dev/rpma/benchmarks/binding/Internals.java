@@ -3,9 +3,9 @@ package dev.rpma.benchmarks.binding;
 import java.lang.reflect.Field;
 import java.lang.reflect.Method;
 
-import dev.rpma.jna.Rpma;
-import dev.rpma.jna.RpmaCompletionQueue;
-import dev.rpma.jna.raw.LibRpma;
+import dev.rpma.binding.Rpma;
+import dev.rpma.binding.RpmaCompletionQueue;
+import dev.rpma.binding.internal.LibRpma;
 
 /**
  * Reads, once per trial and never on a measured path, the native pointers the typed API keeps to
@@ -18,7 +18,7 @@ public final class Internals {
 
     /** The {@code struct rpma_x *} of any typed object ({@code NativeHandle.pointer}). */
     public static long pointerOf(Object handle) {
-        return (long) read(handle, "dev.rpma.jna.NativeHandle", "pointer");
+        return (long) read(handle, "dev.rpma.binding.NativeHandle", "pointer");
     }
 
     /** The {@code struct rpma_cq *} of a completion queue. */

@@ -16,20 +16,20 @@ import org.openjdk.jmh.annotations.State;
 import org.openjdk.jmh.annotations.TearDown;
 import org.openjdk.jmh.annotations.Warmup;
 
-import dev.rpma.jna.CompletionMode;
-import dev.rpma.jna.MemoryUsage;
-import dev.rpma.jna.PeerRole;
-import dev.rpma.jna.Rpma;
-import dev.rpma.jna.RpmaCompletions;
-import dev.rpma.jna.RpmaConnection;
-import dev.rpma.jna.RpmaConnectionConfig;
-import dev.rpma.jna.RpmaConnectionEvent;
-import dev.rpma.jna.RpmaConnectionRequest;
-import dev.rpma.jna.RpmaEndpoint;
-import dev.rpma.jna.RpmaMemoryRegion;
-import dev.rpma.jna.RpmaPeer;
-import dev.rpma.jna.RpmaRemoteMemoryRegion;
-import dev.rpma.jna.raw.NativeMemory;
+import dev.rpma.binding.CompletionMode;
+import dev.rpma.binding.MemoryUsage;
+import dev.rpma.binding.PeerRole;
+import dev.rpma.binding.Rpma;
+import dev.rpma.binding.RpmaCompletions;
+import dev.rpma.binding.RpmaConnection;
+import dev.rpma.binding.RpmaConnectionConfig;
+import dev.rpma.binding.RpmaConnectionEvent;
+import dev.rpma.binding.RpmaConnectionRequest;
+import dev.rpma.binding.RpmaEndpoint;
+import dev.rpma.binding.RpmaMemoryRegion;
+import dev.rpma.binding.RpmaPeer;
+import dev.rpma.binding.RpmaRemoteMemoryRegion;
+import dev.rpma.binding.internal.NativeMemory;
 
 /**
  * Per-call cost of the completion-queue poll and of a data-path call over a real RDMA connection:

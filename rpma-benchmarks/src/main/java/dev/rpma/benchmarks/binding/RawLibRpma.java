@@ -7,7 +7,7 @@ import java.util.Map;
 import com.sun.jna.Native;
 import com.sun.jna.NativeLibrary;
 
-import dev.rpma.jna.raw.RpmaLibraryLoader;
+import dev.rpma.binding.internal.RpmaLibraryLoader;
 
 /**
  * The baseline: the bare JNA direct-mapped calls, bound exactly as the binding binds its own

@@ -3,11 +3,11 @@ package dev.rpma.benchmarks.datapath;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 
-import dev.rpma.jna.RpmaError;
-import dev.rpma.jna.raw.LibC;
-import dev.rpma.jna.raw.LibRpma;
-import dev.rpma.jna.raw.NativeMemory;
-import dev.rpma.jna.testing.ForwardingLibRpma;
+import dev.rpma.binding.RpmaError;
+import dev.rpma.binding.internal.LibC;
+import dev.rpma.binding.internal.LibRpma;
+import dev.rpma.binding.internal.NativeMemory;
+import dev.rpma.binding.testing.ForwardingLibRpma;
 
 /**
  * The scripted fake with the data path of ONE connection replaced by a stand-in that allocates

@@ -8,10 +8,10 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 
-import dev.rpma.jna.Rpma;
-import dev.rpma.jna.RpmaConnectionConfig;
-import dev.rpma.jna.testing.FakeLibRpma;
-import dev.rpma.jna.testing.FakeRequest;
+import dev.rpma.binding.Rpma;
+import dev.rpma.binding.RpmaConnectionConfig;
+import dev.rpma.binding.testing.FakeLibRpma;
+import dev.rpma.binding.testing.FakeRequest;
 import dev.rpma.server.RpmaEndpointSettings;
 import dev.rpma.server.RpmaIncomingRequest;
 import dev.rpma.server.RpmaMessageListener;

@@ -16,8 +16,8 @@ import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-import dev.rpma.jna.RpmaThread;
-import dev.rpma.jna.io.Epoll;
+import dev.rpma.binding.RpmaThread;
+import dev.rpma.binding.io.Epoll;
 
 /**
  * One event-loop thread: it waits in one {@code epoll_wait} over the file descriptors registered

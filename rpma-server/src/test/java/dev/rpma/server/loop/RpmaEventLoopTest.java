@@ -20,7 +20,7 @@ import org.junit.jupiter.api.Timeout;
 import com.sun.jna.Memory;
 import com.sun.jna.Pointer;
 
-import dev.rpma.jna.raw.LibC;
+import dev.rpma.binding.internal.LibC;
 
 /** One event loop on real eventfds: its fds, tasks, timers, busy poll, and its stop. */
 @Timeout(60)

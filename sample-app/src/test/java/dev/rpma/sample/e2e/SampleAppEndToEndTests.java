@@ -33,7 +33,7 @@ import dev.rpma.client.SampleClient;
 import dev.rpma.client.SampleClientException;
 import dev.rpma.client.SampleClientException.Failure;
 import dev.rpma.client.protocol.ExampleProtocols;
-import dev.rpma.jna.Rpma;
+import dev.rpma.binding.Rpma;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;

@@ -4,7 +4,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.Callable;
 
-import dev.rpma.jna.RpmaException;
+import dev.rpma.binding.RpmaException;
 import dev.rpma.server.loop.RpmaEventLoop;
 import dev.rpma.server.RpmaServedEndpoint;
 import dev.rpma.server.RpmaIncomingRequest;

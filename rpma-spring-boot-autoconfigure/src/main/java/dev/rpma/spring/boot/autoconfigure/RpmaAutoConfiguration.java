@@ -18,8 +18,8 @@ import org.springframework.context.annotation.Role;
 import org.springframework.core.Ordered;
 import org.springframework.core.annotation.Order;
 
-import dev.rpma.jna.Rpma;
-import dev.rpma.jna.RpmaConnectionConfig;
+import dev.rpma.binding.Rpma;
+import dev.rpma.binding.RpmaConnectionConfig;
 import dev.rpma.server.RpmaEndpointSettings;
 import dev.rpma.server.RpmaMessageCodec;
 import dev.rpma.server.RpmaMessageListener;

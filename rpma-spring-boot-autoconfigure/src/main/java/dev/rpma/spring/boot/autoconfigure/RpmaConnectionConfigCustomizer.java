@@ -1,6 +1,6 @@
 package dev.rpma.spring.boot.autoconfigure;
 
-import dev.rpma.jna.RpmaConnectionConfig;
+import dev.rpma.binding.RpmaConnectionConfig;
 
 /** Adjusts the connection configuration of an endpoint's requests after the properties were applied. */
 @FunctionalInterface

@@ -6,8 +6,8 @@ import java.util.Map;
 
 import org.jspecify.annotations.Nullable;
 
-import dev.rpma.jna.Rpma;
-import dev.rpma.jna.RpmaConnectionConfig;
+import dev.rpma.binding.Rpma;
+import dev.rpma.binding.RpmaConnectionConfig;
 import dev.rpma.server.RpmaEndpointSettings;
 import dev.rpma.server.RpmaQueueSizes;
 

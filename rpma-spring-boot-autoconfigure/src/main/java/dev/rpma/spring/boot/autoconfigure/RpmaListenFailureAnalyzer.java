@@ -3,8 +3,8 @@ package dev.rpma.spring.boot.autoconfigure;
 import org.springframework.boot.diagnostics.AbstractFailureAnalyzer;
 import org.springframework.boot.diagnostics.FailureAnalysis;
 
-import dev.rpma.jna.RpmaException;
-import dev.rpma.jna.RpmaFailureKind;
+import dev.rpma.binding.RpmaException;
+import dev.rpma.binding.RpmaFailureKind;
 import dev.rpma.server.RpmaEndpointSettings;
 import dev.rpma.server.RpmaListenException;
 

@@ -12,7 +12,7 @@ import org.springframework.boot.context.properties.ConfigurationProperties;
 import org.springframework.boot.context.properties.bind.DefaultValue;
 import org.springframework.util.unit.DataSize;
 
-import dev.rpma.jna.MemoryUsage;
+import dev.rpma.binding.MemoryUsage;
 import dev.rpma.server.RpmaMessageDispatch;
 import dev.rpma.server.RpmaWireMode;
 

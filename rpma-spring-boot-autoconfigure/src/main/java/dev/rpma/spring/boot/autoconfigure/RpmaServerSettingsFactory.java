@@ -13,7 +13,7 @@ import java.util.Set;
 
 import org.jspecify.annotations.Nullable;
 
-import dev.rpma.jna.MemoryUsage;
+import dev.rpma.binding.MemoryUsage;
 import dev.rpma.server.RpmaEndpointSettings;
 import dev.rpma.server.RpmaMessageDispatch;
 import dev.rpma.server.RpmaRegionDefinition;

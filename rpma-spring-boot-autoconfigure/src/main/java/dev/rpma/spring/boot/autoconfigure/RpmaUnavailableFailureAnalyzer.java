@@ -3,7 +3,7 @@ package dev.rpma.spring.boot.autoconfigure;
 import org.springframework.boot.diagnostics.AbstractFailureAnalyzer;
 import org.springframework.boot.diagnostics.FailureAnalysis;
 
-import dev.rpma.jna.RpmaUnavailableException;
+import dev.rpma.binding.RpmaUnavailableException;
 
 /** librpma is not installed. */
 class RpmaUnavailableFailureAnalyzer extends AbstractFailureAnalyzer<RpmaUnavailableException> {

@@ -3,9 +3,9 @@ package dev.rpma.spring.boot.actuate;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 
-import dev.rpma.jna.Rpma;
-import dev.rpma.jna.testing.FakeEndpoint;
-import dev.rpma.jna.testing.FakeLibRpma;
+import dev.rpma.binding.Rpma;
+import dev.rpma.binding.testing.FakeEndpoint;
+import dev.rpma.binding.testing.FakeLibRpma;
 import dev.rpma.spring.boot.autoconfigure.RpmaAutoConfiguration;
 import dev.rpma.server.RpmaEndpointStatistics;
 

@@ -13,7 +13,7 @@ import org.springframework.boot.context.annotation.ImportCandidates;
 import org.springframework.boot.test.context.FilteredClassLoader;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 
-import dev.rpma.jna.testing.FakeLibRpma;
+import dev.rpma.binding.testing.FakeLibRpma;
 import dev.rpma.spring.boot.actuate.endpoint.RpmaActuatorEndpointAutoConfiguration;
 import dev.rpma.spring.boot.actuate.health.RpmaHealthContributorAutoConfiguration;
 import dev.rpma.spring.boot.actuate.metrics.RpmaMetricsAutoConfiguration;

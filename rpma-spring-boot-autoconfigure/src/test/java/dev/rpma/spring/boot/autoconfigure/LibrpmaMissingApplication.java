@@ -25,7 +25,7 @@ public final class LibrpmaMissingApplication {
             .run((context) -> {
                 Throwable failure = context.getStartupFailure();
                 while (failure != null && failure.getCause() != null
-                        && !(failure instanceof dev.rpma.jna.RpmaUnavailableException)) {
+                        && !(failure instanceof dev.rpma.binding.RpmaUnavailableException)) {
                     failure = failure.getCause();
                 }
                 System.out.println(FAILURE + ((failure != null) ? failure.getClass().getName() : "none"));

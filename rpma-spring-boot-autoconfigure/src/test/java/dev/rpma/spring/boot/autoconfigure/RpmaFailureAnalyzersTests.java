@@ -7,12 +7,12 @@ import org.springframework.boot.diagnostics.FailureAnalysis;
 import org.springframework.boot.diagnostics.FailureAnalyzer;
 import org.springframework.context.ApplicationContextException;
 
-import dev.rpma.jna.Errno;
-import dev.rpma.jna.RpmaError;
-import dev.rpma.jna.RpmaException;
-import dev.rpma.jna.RpmaFailureKind;
-import dev.rpma.jna.RpmaUnavailableException;
-import dev.rpma.jna.raw.RpmaLibraryLoader;
+import dev.rpma.binding.Errno;
+import dev.rpma.binding.RpmaError;
+import dev.rpma.binding.RpmaException;
+import dev.rpma.binding.RpmaFailureKind;
+import dev.rpma.binding.RpmaUnavailableException;
+import dev.rpma.binding.internal.RpmaLibraryLoader;
 import dev.rpma.spring.annotation.RpmaHandlerConfigurationException;
 import dev.rpma.spring.annotation.RpmaHandlerConfigurationException.Problem;
 import dev.rpma.server.RpmaListenException;

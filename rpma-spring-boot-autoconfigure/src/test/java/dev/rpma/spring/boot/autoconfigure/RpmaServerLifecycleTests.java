@@ -32,9 +32,9 @@ import org.springframework.context.SmartLifecycle;
 import org.springframework.context.support.AbstractApplicationContext;
 import org.springframework.context.support.DefaultLifecycleProcessor;
 
-import dev.rpma.jna.testing.FakeEndpoint;
-import dev.rpma.jna.testing.FakeLibRpma;
-import dev.rpma.jna.testing.FakeRequest;
+import dev.rpma.binding.testing.FakeEndpoint;
+import dev.rpma.binding.testing.FakeLibRpma;
+import dev.rpma.binding.testing.FakeRequest;
 import dev.rpma.spring.annotation.ProxyingPostProcessor;
 import dev.rpma.spring.annotation.RpmaConnectionHandler;
 import dev.rpma.spring.boot.actuate.Await;

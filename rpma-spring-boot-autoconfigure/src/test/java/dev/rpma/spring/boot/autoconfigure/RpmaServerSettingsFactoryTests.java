@@ -14,10 +14,10 @@ import org.springframework.boot.diagnostics.FailureAnalysis;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.context.annotation.Configuration;
 
-import dev.rpma.jna.MemoryUsage;
-import dev.rpma.jna.Rpma;
-import dev.rpma.jna.RpmaConnectionConfig;
-import dev.rpma.jna.testing.FakeLibRpma;
+import dev.rpma.binding.MemoryUsage;
+import dev.rpma.binding.Rpma;
+import dev.rpma.binding.RpmaConnectionConfig;
+import dev.rpma.binding.testing.FakeLibRpma;
 import dev.rpma.server.RpmaEndpointSettings;
 import dev.rpma.server.RpmaMessageDispatch;
 import dev.rpma.server.RpmaQueueSizes;

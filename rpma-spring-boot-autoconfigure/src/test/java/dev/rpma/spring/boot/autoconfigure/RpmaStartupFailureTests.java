@@ -15,12 +15,12 @@ import org.springframework.boot.diagnostics.FailureAnalysis;
 import org.springframework.boot.test.context.assertj.AssertableApplicationContext;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 
-import dev.rpma.jna.Errno;
-import dev.rpma.jna.Rpma;
-import dev.rpma.jna.RpmaError;
-import dev.rpma.jna.raw.RpmaLibraryLoader;
-import dev.rpma.jna.testing.FakeEndpoint;
-import dev.rpma.jna.testing.FakeLibRpma;
+import dev.rpma.binding.Errno;
+import dev.rpma.binding.Rpma;
+import dev.rpma.binding.RpmaError;
+import dev.rpma.binding.internal.RpmaLibraryLoader;
+import dev.rpma.binding.testing.FakeEndpoint;
+import dev.rpma.binding.testing.FakeLibRpma;
 import dev.rpma.spring.annotation.RpmaHandlerConfigurationException;
 import dev.rpma.spring.annotation.RpmaHandlerConfigurationException.Problem;
 import dev.rpma.server.RpmaListenException;
@@ -119,7 +119,7 @@ class RpmaStartupFailureTests {
     void noRdmaDeviceAtTheAddress() {
         this.fake.failNext("rpma_utils_get_ibv_context", RpmaError.PROVIDER.code(), Errno.ENODEV);
         this.runner.withBean(Handlers.Greeter.class).run((context) -> {
-            assertThat(rootCause(context)).isInstanceOf(dev.rpma.jna.RpmaException.class);
+            assertThat(rootCause(context)).isInstanceOf(dev.rpma.binding.RpmaException.class);
             RpmaListenException ex = listenFailure(context);
             assertThat(ex.reason()).isEqualTo(RpmaListenException.Reason.NO_DEVICE);
             FailureAnalysis analysis = RpmaFailureAnalyzers.analyze(context.getStartupFailure());
@@ -235,7 +235,7 @@ class RpmaStartupFailureTests {
         String output = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
         assertThat(process.waitFor(2, TimeUnit.MINUTES)).isTrue();
         assertThat(process.exitValue()).as(output).isZero();
-        assertThat(output).contains(LibrpmaMissingApplication.FAILURE + "dev.rpma.jna.RpmaUnavailableException");
+        assertThat(output).contains(LibrpmaMissingApplication.FAILURE + "dev.rpma.binding.RpmaUnavailableException");
         assertThat(line(output, LibrpmaMissingApplication.DESCRIPTION))
             .startsWith("The RDMA server needs librpma, which could not be loaded. Tried '/nonexistent/librpma.so.0'")
             .contains("/nonexistent/librpma.so.0: cannot open shared object file")

@@ -17,7 +17,7 @@ import org.springframework.boot.actuate.endpoint.annotation.ReadOperation;
 import org.springframework.boot.actuate.endpoint.annotation.Selector;
 import org.springframework.boot.actuate.endpoint.annotation.WriteOperation;
 
-import dev.rpma.jna.RpmaConnectionEvent;
+import dev.rpma.binding.RpmaConnectionEvent;
 import dev.rpma.server.RejectReason;
 import dev.rpma.server.RpmaServedEndpoint;
 import dev.rpma.server.RpmaEndpointState;

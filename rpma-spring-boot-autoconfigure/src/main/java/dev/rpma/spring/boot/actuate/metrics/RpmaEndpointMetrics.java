@@ -13,7 +13,7 @@ import io.micrometer.core.instrument.Tag;
 import io.micrometer.core.instrument.Tags;
 import io.micrometer.core.instrument.binder.MeterBinder;
 
-import dev.rpma.jna.RpmaConnectionEvent;
+import dev.rpma.binding.RpmaConnectionEvent;
 import dev.rpma.server.RejectReason;
 import dev.rpma.server.RpmaServedEndpoint;
 import dev.rpma.server.RpmaEndpointStatistics;

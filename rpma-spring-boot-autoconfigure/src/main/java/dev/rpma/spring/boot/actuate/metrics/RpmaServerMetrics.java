@@ -13,7 +13,7 @@ import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
 import org.jspecify.annotations.Nullable;
 
-import dev.rpma.jna.RpmaException;
+import dev.rpma.binding.RpmaException;
 import dev.rpma.server.RpmaIncomingRequest;
 import dev.rpma.server.RpmaServedEndpoint;
 import dev.rpma.server.RpmaServer;

@@ -31,8 +31,8 @@ import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.context.ApplicationContext;
 
-import dev.rpma.jna.testing.FakeEndpoint;
-import dev.rpma.jna.testing.FakeLibRpma;
+import dev.rpma.binding.testing.FakeEndpoint;
+import dev.rpma.binding.testing.FakeLibRpma;
 import dev.rpma.spring.boot.actuate.Await;
 import dev.rpma.spring.boot.actuate.FakeRpmaServer;
 import dev.rpma.spring.boot.actuate.ScriptedHandler;
@@ -109,7 +109,7 @@ class RpmaActuatorEndpointAutoConfigurationTests {
             endpoint.queueUnexpectedEvent();
             Await.until("the INVAL error and the established connection",
                     () -> statistics.errors("rpma_ep_next_conn_req", "RPMA_E_INVAL") == 1
-                            && statistics.events(dev.rpma.jna.RpmaConnectionEvent.ESTABLISHED) == 1);
+                            && statistics.events(dev.rpma.binding.RpmaConnectionEvent.ESTABLISHED) == 1);
 
             String json = json(context, operations(context).get("GET rpma").invoke(invocation(Map.of())));
             assertThat(json).doesNotContain(SECRET)
@@ -163,7 +163,7 @@ class RpmaActuatorEndpointAutoConfigurationTests {
     void failedEndpointShowsWhatStoppedIt() {
         this.exposed.run((context) -> {
             RpmaServer server = context.getBean(RpmaServer.class);
-            this.fake.endpointAt(ADDRESS, PORT).queueProviderError(dev.rpma.jna.Errno.EBADF);
+            this.fake.endpointAt(ADDRESS, PORT).queueProviderError(dev.rpma.binding.Errno.EBADF);
             Await.until("the endpoint to fail", () -> server.endpoint("default").state() == RpmaEndpointState.FAILED);
             EndpointDescriptor described = context.getBean(RpmaActuatorEndpoint.class).endpoint("default");
             assertThat(described.state()).isEqualTo(RpmaEndpointState.FAILED);

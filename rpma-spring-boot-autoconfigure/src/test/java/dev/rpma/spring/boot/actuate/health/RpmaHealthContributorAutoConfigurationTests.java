@@ -21,10 +21,10 @@ import org.springframework.boot.health.contributor.Health;
 import org.springframework.boot.health.contributor.Status;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 
-import dev.rpma.jna.Errno;
-import dev.rpma.jna.Rpma;
-import dev.rpma.jna.RpmaConnectionConfig;
-import dev.rpma.jna.testing.FakeLibRpma;
+import dev.rpma.binding.Errno;
+import dev.rpma.binding.Rpma;
+import dev.rpma.binding.RpmaConnectionConfig;
+import dev.rpma.binding.testing.FakeLibRpma;
 import dev.rpma.spring.annotation.RpmaConnectionHandler;
 import dev.rpma.spring.boot.actuate.Await;
 import dev.rpma.spring.boot.actuate.FakeRpmaServer;
@@ -132,7 +132,7 @@ class RpmaHealthContributorAutoConfigurationTests {
                 .containsEntry("activeSessions", 1);
             assertThat(stopped.getCount()).isOne();
 
-            this.fake.connections().get(0).queueEvent(dev.rpma.jna.RpmaConnectionEvent.CLOSED);
+            this.fake.connections().get(0).queueEvent(dev.rpma.binding.RpmaConnectionEvent.CLOSED);
             Await.until("the stop to complete", () -> stopped.getCount() == 0);
             assertThat(status(health, "default")).isEqualTo(Status.OUT_OF_SERVICE);
             assertThat(details(health, "default")).containsEntry("state", "STOPPED")

@@ -19,12 +19,12 @@ import org.springframework.boot.micrometer.metrics.autoconfigure.export.promethe
 import org.springframework.boot.micrometer.metrics.autoconfigure.export.simple.SimpleMetricsExportAutoConfiguration;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 
-import dev.rpma.jna.Errno;
-import dev.rpma.jna.RpmaConnectionEvent;
-import dev.rpma.jna.RpmaError;
-import dev.rpma.jna.testing.FakeConnection;
-import dev.rpma.jna.testing.FakeEndpoint;
-import dev.rpma.jna.testing.FakeLibRpma;
+import dev.rpma.binding.Errno;
+import dev.rpma.binding.RpmaConnectionEvent;
+import dev.rpma.binding.RpmaError;
+import dev.rpma.binding.testing.FakeConnection;
+import dev.rpma.binding.testing.FakeEndpoint;
+import dev.rpma.binding.testing.FakeLibRpma;
 import dev.rpma.spring.annotation.RpmaConnectionHandler;
 import dev.rpma.spring.boot.actuate.Await;
 import dev.rpma.spring.boot.actuate.FakeRpmaServer;
@@ -323,8 +323,8 @@ class RpmaMetricsAutoConfigurationTests {
     }
 
     private static FakeConnection connected(FakeEndpoint endpoint) {
-        dev.rpma.jna.testing.FakeRequest request = endpoint.queueRequest(new byte[0]);
-        assertThat(request.awaitConsumed(Await.TIMEOUT)).isEqualTo(dev.rpma.jna.testing.FakeRequest.State.CONNECTED);
+        dev.rpma.binding.testing.FakeRequest request = endpoint.queueRequest(new byte[0]);
+        assertThat(request.awaitConsumed(Await.TIMEOUT)).isEqualTo(dev.rpma.binding.testing.FakeRequest.State.CONNECTED);
         return request.connection();
     }
 

@@ -1,0 +1,129 @@
+package dev.rpma.binding;
+
+/**
+ * What a failed librpma call means, from its {@code RPMA_E_*} code, the {@code errno} of a provider
+ * error, and the function: whether trying again may succeed, and, for the failures a user fixes
+ * (a busy port, an address without an RDMA device), what is wrong and what to do. The hints of
+ * {@link RpmaException}, the reasons of a failed listen and an acceptor's choice between retrying and
+ * giving up all come from here.
+ */
+public enum RpmaFailureKind {
+
+    /** Another process listens on the port ({@code EADDRINUSE}). */
+    PORT_IN_USE(true),
+    /**
+     * No RDMA device serves the address: {@code ENODEV}, or any provider error while looking the device
+     * up ({@code rpma_utils_get_ibv_context}) other than {@link #ADDRESS_NOT_AVAILABLE}. On a working
+     * endpoint, its device went away.
+     */
+    NO_DEVICE(false),
+    /** The address is not one of this machine's ({@code EADDRNOTAVAIL}). */
+    ADDRESS_NOT_AVAILABLE(true),
+    /** A signal interrupted the call ({@code EINTR}); call again at once. */
+    INTERRUPTED(true),
+    /** The object's file descriptor is gone ({@code EBADF}): the object is unusable. */
+    CLOSED(false),
+    /** Any other provider error ({@code RPMA_E_PROVIDER}); it may pass. */
+    PROVIDER(true),
+    /** Out of memory ({@code RPMA_E_NOMEM}); it may pass. */
+    OUT_OF_MEMORY(true),
+    /** An invalid argument, or an event other than the one the call expects ({@code RPMA_E_INVAL}). */
+    INVALID(false),
+    /** Any other code. */
+    OTHER(false);
+
+    /** The function that finds the device of an address; every provider error of it means there is none. */
+    static final String DEVICE_LOOKUP = "rpma_utils_get_ibv_context";
+
+    private final boolean isTransient;
+
+    RpmaFailureKind(boolean isTransient) {
+        this.isTransient = isTransient;
+    }
+
+    /** The kind of a failure. */
+    public static RpmaFailureKind classify(RpmaException failure) {
+        return classify(failure.function(), failure.returnCode(), failure.errno());
+    }
+
+    /**
+     * The kind of a failure of {@code function} that returned {@code returnCode}; {@code errno} counts
+     * for {@link RpmaError#PROVIDER} only.
+     */
+    public static RpmaFailureKind classify(String function, int returnCode, int errno) {
+        switch (RpmaError.of(returnCode)) {
+            case PROVIDER:
+                break;
+            case NOMEM:
+                return OUT_OF_MEMORY;
+            case INVAL:
+                return INVALID;
+            default:
+                return OTHER;
+        }
+        if (errno == Errno.EADDRNOTAVAIL) {
+            return ADDRESS_NOT_AVAILABLE;
+        }
+        if (errno == Errno.ENODEV || DEVICE_LOOKUP.equals(function)) {
+            return NO_DEVICE;
+        }
+        return switch (errno) {
+            case Errno.EADDRINUSE -> PORT_IN_USE;
+            case Errno.EINTR -> INTERRUPTED;
+            case Errno.EBADF -> CLOSED;
+            default -> PROVIDER;
+        };
+    }
+
+    /**
+     * Whether the same call may succeed later: a loop that takes events goes on after a transient
+     * failure, and gives its object up after any other.
+     */
+    public boolean isTransient() {
+        return this.isTransient;
+    }
+
+    /**
+     * What is wrong, as a clause (e.g. {@code no RDMA device serves 198.18.0.1}), for the kinds a user
+     * fixes; {@code null} for the others.
+     *
+     * @param address the address the call was given
+     * @param port the port it was given, {@code 0} when it takes none (only {@link #PORT_IN_USE} shows it)
+     */
+    public String problem(String address, int port) {
+        return switch (this) {
+            case PORT_IN_USE -> "port " + port + " on " + address + " is in use";
+            case NO_DEVICE -> "no RDMA device serves " + address;
+            case ADDRESS_NOT_AVAILABLE -> "no interface of this machine has the address " + address;
+            default -> null;
+        };
+    }
+
+    /** What to do, as sentences without a final period, for the kinds that have a {@link #problem}; else {@code null}. */
+    public String advice(String address, int port) {
+        return switch (this) {
+            case PORT_IN_USE -> "Stop the other process that listens on " + address + ":" + port
+                    + ", or choose another port";
+            case NO_DEVICE -> "RDMA binds to the IP address of an RDMA-capable interface; 127.0.0.1 never works."
+                    + " Use a machine with an RDMA network card, or, without one, create a soft-RoCE device on the"
+                    + " interface that has " + address + " (as root, on a kernel with the rdma_rxe module:"
+                    + " 'modprobe rdma_rxe', then 'rdma link add rxe0 type rxe netdev <interface>')";
+            case ADDRESS_NOT_AVAILABLE -> "Use the IP address of one of this machine's RDMA-capable interfaces"
+                    + " ('rdma link show' lists the RDMA devices and their interfaces, 'ip address' the interfaces'"
+                    + " addresses)";
+            default -> null;
+        };
+    }
+
+    /**
+     * The {@link #problem} and the {@link #advice} as the end of an exception message, or {@code null}
+     * for the kinds without them.
+     */
+    public String hint(String address, int port) {
+        String problem = problem(address, port);
+        if (problem == null) {
+            return null;
+        }
+        return Character.toUpperCase(problem.charAt(0)) + problem.substring(1) + ". " + advice(address, port);
+    }
+}

@@ -1,9 +1,0 @@
-/**
- * The typed Java API of librpma: {@link dev.rpma.jna.Rpma} is the entry point, and peers, endpoints,
- * connection requests, connections, memory regions and completion queues are handles that own
- * one native object each and free it on {@code close()}.
- */
-@NullMarked
-package dev.rpma.jna;
-
-import org.jspecify.annotations.NullMarked;
