@@ -6,7 +6,7 @@ import java.util.concurrent.CountDownLatch;
 import org.jspecify.annotations.Nullable;
 
 /**
- * A ping-pong run of 08-messages-ping-pong: {@code rounds} exchanges starting at {@code seed}, then,
+ * A ping-pong session of 08-messages-ping-pong: {@code rounds} exchanges starting at {@code seed}, then,
  * before the final {@code I_M_DONE}, an optional hold of the established connection (to keep a
  * server's handler busy, or to be killed mid-connection).
  *

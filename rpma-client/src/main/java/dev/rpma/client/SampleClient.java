@@ -33,7 +33,7 @@ import dev.rpma.binding.io.FdPoller;
  * CLOSED, delete), so a failed call leaves nothing behind.
  *
  * <p>Every wait has the client's timeout: librpma's own waits ({@code rpma_conn_next_event},
- * {@code rpma_cq_wait}) have none, so this client polls their fds. Thread-safe: calls may run at
+ * {@code rpma_cq_wait}) have none, so this client polls their fds. Thread-safe: calls may come at
  * once on several threads (each makes its own connection; the peer is thread-safe).
  */
 public final class SampleClient implements AutoCloseable {

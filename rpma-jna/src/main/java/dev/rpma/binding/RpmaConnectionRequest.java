@@ -12,7 +12,7 @@ import dev.rpma.binding.internal.NativeMemory;
  * {@link RpmaPeer#newConnectionRequest}. It is consumed exactly once, by {@link #connect} or
  * {@link #reject()}; a second attempt fails with {@link IllegalStateException}.
  *
- * <p>Thread-safety: {@link #connect} and {@link #receive} may run on any thread (librpma's
+ * <p>Thread-safety: {@link #connect} and {@link #receive} may be called on any thread (librpma's
  * {@code rpma_conn_req_connect} is thread-safe per request); {@link #reject()}
  * ({@code rpma_conn_req_delete}) is not thread-safe and runs only on the endpoint's owner thread (the
  * creating thread for a client's request).
@@ -207,7 +207,7 @@ public final class RpmaConnectionRequest extends NativeHandle implements AutoClo
             this.endpoint.checkOwner("RpmaConnectionRequest", method);
         }
         else if (this.owner != Thread.currentThread()) {
-            throw new IllegalStateException("RpmaConnectionRequest." + method + "() must run on the thread that created"
+            throw new IllegalStateException("RpmaConnectionRequest." + method + "() must be called on the thread that created"
                     + " the request ('" + this.owner.getName() + "'): rpma_conn_req_delete is not thread-safe");
         }
     }

@@ -177,7 +177,7 @@ public final class RpmaEndpoint extends NativeHandle implements AutoCloseable {
     void checkOwner(String type, String method) {
         Thread current = Thread.currentThread();
         if (this.owner != current) {
-            throw new IllegalStateException(type + "." + method + "() must run on the endpoint's owner thread '"
+            throw new IllegalStateException(type + "." + method + "() must be called on the endpoint's owner thread '"
                     + this.owner.getName() + "', not on '" + current.getName()
                     + "': librpma's endpoint calls are not thread-safe (hand the call to the owner thread)");
         }

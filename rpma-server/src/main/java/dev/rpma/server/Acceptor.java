@@ -41,7 +41,7 @@ import dev.rpma.server.loop.RpmaEventLoop;
  * max-consecutive-errors failures in a row stop accepting, and the endpoint is FAILED.
  *
  * <p>Longer than most types: taking requests, the hand-off to the handlers, carrying out their
- * decisions and the deadlines all run on the acceptor's thread and share its state (the pending
+ * decisions and the deadlines all happen on the acceptor's thread and share its state (the pending
  * requests, the decisions, the back-off); the queues they use ({@code PendingRequests},
  * {@code HandlerQueue}) are types of their own.
  */

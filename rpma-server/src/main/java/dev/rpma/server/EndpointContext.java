@@ -43,7 +43,7 @@ final class EndpointContext {
      */
     final SharedReceives @Nullable [] shared;
 
-    /** Where handlers run in {@link RpmaMessageDispatch#POOL} mode, else {@code null}. */
+    /** The threads of message handlers in {@link RpmaMessageDispatch#POOL} mode, else {@code null}. */
     final @Nullable HandlerPool messagePool;
 
     final RateLimitedLog warnings = new RateLimitedLog(logger);

@@ -114,7 +114,7 @@ public record RpmaEndpointSettings(String name, String address, int port, Accept
      *     handled): the most messages a client may have in flight towards the server
      * @param sendSlots messages a session has in flight towards the client; more wait in its send queue
      * @param maxMessageSize bytes of one message (its payload, in framed mode); a larger one ends its session
-     * @param dispatch whether handlers run on the event loop or on a pool of message threads
+     * @param dispatch whether handlers are called on the event loop or on a pool of message threads
      * @param dispatchThreads threads of that pool
      * @param sendQueueLimit sends that may wait for a slot or credits; one more ends the session
      * @param sharedReceiveSlots 0: each session has {@code receiveSlots} receives of its own; more (raw

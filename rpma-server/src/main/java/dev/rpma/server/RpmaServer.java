@@ -35,7 +35,7 @@ import dev.rpma.server.loop.RpmaEventLoopGroup;
  * <p>Threads: an acceptor thread per endpoint, {@code rpma-acceptor-<endpoint>}, owns its librpma
  * endpoint and carries out every decision on its requests; the data-path loops,
  * {@code rpma-loop-<n>}, each own the connections assigned to them (events, completions, slots,
- * teardown); connection handlers run on each endpoint's handler threads (or inline on its acceptor),
+ * teardown); connection handlers are called on each endpoint's handler threads (or inline on its acceptor),
  * message handlers on the session's loop (or an endpoint's message pool). All of them are daemons;
  * while the server runs, the thread {@code rpma-server} keeps the JVM alive.
  *

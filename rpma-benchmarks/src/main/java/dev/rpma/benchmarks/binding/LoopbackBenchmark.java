@@ -34,7 +34,7 @@ import dev.rpma.binding.internal.NativeMemory;
 /**
  * Per-call cost of the completion-queue poll and of a data-path call over a real RDMA connection:
  * a server and a client in this JVM connected over one RDMA device (in the soft-RoCE VM: rxe0 on
- * 198.18.0.1, rxe's internal loopback). Needs an RDMA device; run it with {@code bench.sh vm}.
+ * 198.18.0.1, rxe's internal loopback). Needs an RDMA device; {@code bench.sh vm} starts it in the VM.
  *
  * <ul>
  * <li>{@code typedPoll} / {@code rawPoll}: {@code RpmaCompletionQueue.poll} against

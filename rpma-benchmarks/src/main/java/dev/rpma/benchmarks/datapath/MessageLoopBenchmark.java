@@ -151,7 +151,7 @@ public final class MessageLoopBenchmark {
         }
     }
 
-    /** {bytes allocated, CPU ns, messages per second} of {@code thread} over a run of {@code work}. */
+    /** {bytes allocated, CPU ns, messages per second} of {@code thread} while {@code work} runs. */
     private static double[] measure(Thread thread, int count, Runnable work) {
         long allocated = THREADS.getThreadAllocatedBytes(thread.getId());
         long cpu = THREADS.getThreadCpuTime(thread.getId());

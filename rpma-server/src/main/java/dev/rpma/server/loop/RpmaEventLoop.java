@@ -24,7 +24,7 @@ import dev.rpma.binding.io.Epoll;
  * with it (an endpoint's, connections' event channels, completion channels) and a wake-up, calls the
  * {@link IoHandler} of each readable fd, runs the tasks other threads hand it and its due timers,
  * and, after work, busy-polls the {@link BusyPoller}s it has for up to the busy-poll time before it
- * sleeps again. Acceptors and the data path run on loops of this one class.
+ * sleeps again. Acceptors and the data path are served by loops of this one class.
  *
  * <p>Everything registered with a loop is owned by its thread: handlers, pollers and timers are
  * called only there, and {@link #register}, {@link #unregister}, {@link #isReadableNow},
@@ -198,7 +198,7 @@ public final class RpmaEventLoop implements Executor {
         }
         this.tasks.add(task);
         if (this.state == State.STOPPED && this.tasks.remove(task)) {
-            // the loop ended between the check and the add, and will not run it
+            // the loop ended between the check and the add: the task would never be run
             throw new RejectedExecutionException("Event loop '" + this.name + "' has stopped");
         }
         if (!inLoop()) {
@@ -550,7 +550,7 @@ public final class RpmaEventLoop implements Executor {
 
     private void checkInLoop(String method) {
         if (!inLoop()) {
-            throw new IllegalStateException("RpmaEventLoop." + method + "() must run on the loop's thread '"
+            throw new IllegalStateException("RpmaEventLoop." + method + "() must be called on the loop's thread '"
                     + this.name + "', not on '" + Thread.currentThread().getName() + "': hand it over with execute()");
         }
     }
