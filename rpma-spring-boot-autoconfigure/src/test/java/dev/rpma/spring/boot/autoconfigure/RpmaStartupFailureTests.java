@@ -220,6 +220,16 @@ class RpmaStartupFailureTests {
         });
     }
 
+    @Test
+    void aWiringMistakeIsReportedAsItselfOnAMachineWithoutADevice() {
+        this.fake.failNext("rpma_utils_get_ibv_context", RpmaError.PROVIDER.code(), Errno.ENODEV);
+        this.runner.withBean(Handlers.Greeter.class).withBean(Handlers.Stray.class).run((context) -> {
+            handlerFailure(context, Problem.UNKNOWN_ENDPOINT);
+            assertThat(this.fake.calls("rpma_utils_get_ibv_context")).as("checked before the device is looked for")
+                .isZero();
+        });
+    }
+
     /**
      * Without librpma the auto-configured {@code Rpma} bean fails. librpma is bound once per JVM (and is
      * installed here), so this runs in a child JVM pointed at a library that does not exist.
