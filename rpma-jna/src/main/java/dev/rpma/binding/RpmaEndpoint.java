@@ -1,5 +1,7 @@
 package dev.rpma.binding;
 
+import org.jspecify.annotations.Nullable;
+
 import dev.rpma.binding.io.FileDescriptors;
 
 /**
@@ -105,7 +107,7 @@ public final class RpmaEndpoint extends NativeHandle implements AutoCloseable {
     }
 
     /** The next connection request with librpma's default configuration. */
-    public RpmaConnectionRequest nextConnectionRequest() {
+    public @Nullable RpmaConnectionRequest nextConnectionRequest() {
         return nextConnectionRequest(null);
     }
 
@@ -120,7 +122,7 @@ public final class RpmaEndpoint extends NativeHandle implements AutoCloseable {
      *     {@link RpmaException#errno()}: {@code EINTR} is transient, others leave the endpoint unusable);
      *     {@code RPMA_E_NOMEM}
      */
-    public RpmaConnectionRequest nextConnectionRequest(RpmaConnectionConfig config) {
+    public @Nullable RpmaConnectionRequest nextConnectionRequest(@Nullable RpmaConnectionConfig config) {
         checkOwner("nextConnectionRequest");
         Scratch scratch = Scratch.get();
         long ep = acquire();

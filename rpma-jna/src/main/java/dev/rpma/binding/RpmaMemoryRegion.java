@@ -2,6 +2,8 @@ package dev.rpma.binding;
 
 import java.nio.ByteBuffer;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * A registered local memory region ({@code struct rpma_mr_local}), created by
  * {@link RpmaPeer#register}. Its {@link #descriptor()} lets the other side address it.
@@ -21,9 +23,9 @@ public final class RpmaMemoryRegion extends NativeHandle implements AutoCloseabl
     private final long size;
 
     @SuppressWarnings("unused") // keeps a registered direct buffer's memory alive
-    private final ByteBuffer buffer;
+    private final @Nullable ByteBuffer buffer;
 
-    RpmaMemoryRegion(RpmaPeer peer, long pointer, long address, long size, ByteBuffer buffer) {
+    RpmaMemoryRegion(RpmaPeer peer, long pointer, long address, long size, @Nullable ByteBuffer buffer) {
         super(peer.rpma, pointer);
         this.peer = peer;
         this.address = address;

@@ -3,6 +3,8 @@ package dev.rpma.binding;
 import java.nio.ByteBuffer;
 import java.util.concurrent.locks.ReentrantLock;
 
+import org.jspecify.annotations.Nullable;
+
 import dev.rpma.binding.internal.NativeMemory;
 
 /**
@@ -92,7 +94,7 @@ public final class RpmaPeer extends NativeHandle implements AutoCloseable {
      * {@code config} may be {@code null} for librpma's defaults. Connect or reject it on the calling
      * thread.
      */
-    public RpmaConnectionRequest newConnectionRequest(String address, int port, RpmaConnectionConfig config) {
+    public RpmaConnectionRequest newConnectionRequest(String address, int port, @Nullable RpmaConnectionConfig config) {
         checkPort(port);
         return withChild(peer -> {
             long cfg = (config != null) ? config.acquire() : 0;
@@ -125,7 +127,7 @@ public final class RpmaPeer extends NativeHandle implements AutoCloseable {
         return register(address, size, null, usages);
     }
 
-    private RpmaMemoryRegion register(long address, long size, ByteBuffer keepAlive, MemoryUsage... usages) {
+    private RpmaMemoryRegion register(long address, long size, @Nullable ByteBuffer keepAlive, MemoryUsage... usages) {
         if (size <= 0) {
             throw new IllegalArgumentException("A memory region needs at least one byte, got " + size);
         }
@@ -145,7 +147,7 @@ public final class RpmaPeer extends NativeHandle implements AutoCloseable {
     }
 
     /** Creates a shared receive queue ({@code rpma_srq_new}); {@code config} may be {@code null}. */
-    public RpmaSharedReceiveQueue newSharedReceiveQueue(RpmaSrqConfig config) {
+    public RpmaSharedReceiveQueue newSharedReceiveQueue(@Nullable RpmaSrqConfig config) {
         return withChild(peer -> {
             long cfg = (config != null) ? config.acquire() : 0;
             this.notThreadSafe.lock();
