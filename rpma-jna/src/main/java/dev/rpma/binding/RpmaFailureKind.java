@@ -1,5 +1,7 @@
 package dev.rpma.binding;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * What a failed librpma call means, from its {@code RPMA_E_*} code, the {@code errno} of a provider
  * error, and the function: whether trying again may succeed, and, for the failures a user fixes
@@ -90,7 +92,7 @@ public enum RpmaFailureKind {
      * @param address the address the call was given
      * @param port the port it was given, {@code 0} when it takes none (only {@link #PORT_IN_USE} shows it)
      */
-    public String problem(String address, int port) {
+    public @Nullable String problem(String address, int port) {
         return switch (this) {
             case PORT_IN_USE -> "port " + port + " on " + address + " is in use";
             case NO_DEVICE -> "no RDMA device serves " + address;
@@ -100,7 +102,7 @@ public enum RpmaFailureKind {
     }
 
     /** What to do, as sentences without a final period, for the kinds that have a {@link #problem}; else {@code null}. */
-    public String advice(String address, int port) {
+    public @Nullable String advice(String address, int port) {
         return switch (this) {
             case PORT_IN_USE -> "Stop the other process that listens on " + address + ":" + port
                     + ", or choose another port";
@@ -119,7 +121,7 @@ public enum RpmaFailureKind {
      * The {@link #problem} and the {@link #advice} as the end of an exception message, or {@code null}
      * for the kinds without them.
      */
-    public String hint(String address, int port) {
+    public @Nullable String hint(String address, int port) {
         String problem = problem(address, port);
         if (problem == null) {
             return null;
