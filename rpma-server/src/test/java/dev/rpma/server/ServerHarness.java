@@ -12,6 +12,7 @@ import java.util.function.BooleanSupplier;
 
 import org.jspecify.annotations.Nullable;
 
+import dev.rpma.binding.Errno;
 import dev.rpma.binding.Rpma;
 import dev.rpma.binding.RpmaConnectionConfig;
 import dev.rpma.binding.testing.FakeConnection;
@@ -160,8 +161,52 @@ public final class ServerHarness implements AutoCloseable {
 
     public void await(String what, BooleanSupplier condition) {
         if (!this.fake.await(WAIT, condition)) {
-            throw new AssertionError("timed out waiting for " + what + "; violations: " + this.fake.violations());
+            throw new AssertionError("timed out waiting for " + what + "; violations: " + this.fake.violations() + "\n"
+                    + diagnostics());
         }
+    }
+
+    /**
+     * What a timed-out wait needs to be understood afterwards: the endpoint's counts, the last calls
+     * into the fake, and where the server's threads were.
+     */
+    private String diagnostics() {
+        StringBuilder out = new StringBuilder();
+        if (this.server != null) {
+            RpmaEndpointStatistics statistics = statistics();
+            out.append("endpoint: state ").append(served().state()).append(", obtained ").append(statistics.obtained())
+                .append(", accepted ").append(statistics.accepted()).append(", failed to connect ")
+                .append(statistics.failedToConnect()).append(", rejected ").append(statistics.rejectedTotal());
+            for (RejectReason reason : RejectReason.values()) {
+                long count = statistics.rejected(reason);
+                if (count > 0) {
+                    out.append(' ').append(reason).append('=').append(count);
+                }
+            }
+            out.append(", errors ").append(statistics.errors()).append('\n');
+        }
+        if (this.endpoint != null) {
+            out.append("scripted results not yet returned: ").append(this.endpoint.pending()).append(", requests: ");
+            this.endpoint.obtainedRequests().forEach((request) -> out.append(request.state()).append(' '));
+            out.append('\n');
+        }
+        // the acceptor's empty looks, once per poll interval, would hide everything else
+        List<dev.rpma.binding.testing.FakeCall> calls = this.fake.callLog()
+            .stream()
+            .filter((call) -> !(call.function().equals("rpma_ep_next_conn_req") && call.errno() == Errno.EAGAIN))
+            .toList();
+        out.append("last calls but the empty looks:\n");
+        calls.subList(Math.max(0, calls.size() - 15), calls.size())
+            .forEach((call) -> out.append("  ").append(call).append('\n'));
+        Thread.getAllStackTraces().forEach((thread, stack) -> {
+            if (thread.getName().startsWith("rpma")) {
+                out.append("thread ").append(thread.getName()).append(' ').append(thread.getState()).append('\n');
+                for (int i = 0; i < Math.min(12, stack.length); i++) {
+                    out.append("    at ").append(stack[i]).append('\n');
+                }
+            }
+        });
+        return out.toString();
     }
 
     /** Stops the server and waits until everything native is released. */
