@@ -3,6 +3,8 @@ package dev.rpma.binding;
 import org.jspecify.annotations.Nullable;
 
 import dev.rpma.binding.internal.LibRpma;
+import dev.rpma.binding.internal.LibrpmaCmIds;
+import dev.rpma.binding.internal.PassiveCmIds;
 import dev.rpma.binding.internal.RpmaLibraryLoader;
 
 /**
@@ -18,8 +20,11 @@ public final class Rpma {
 
     private final LibRpma lib;
 
-    private Rpma(LibRpma lib) {
+    private final PassiveCmIds cmIds;
+
+    private Rpma(LibRpma lib, PassiveCmIds cmIds) {
         this.lib = lib;
+        this.cmIds = cmIds;
     }
 
     /** Whether librpma is installed and bound. */
@@ -47,10 +52,11 @@ public final class Rpma {
 
     /**
      * librpma through another implementation of the raw layer. Internal API: for the scripted fakes
-     * of this project's tests; applications use {@link #get()}.
+     * of this project's tests; applications use {@link #get()}. The passive side's CM ids that librpma
+     * leaves behind are released only when {@code lib} is also {@link PassiveCmIds} (the fake models them).
      */
     public static Rpma using(LibRpma lib) {
-        return new Rpma(lib);
+        return new Rpma(lib, (lib instanceof PassiveCmIds cmIds) ? cmIds : PassiveCmIds.NONE);
     }
 
     /**
@@ -109,6 +115,10 @@ public final class Rpma {
         return this.lib;
     }
 
+    PassiveCmIds cmIds() {
+        return this.cmIds;
+    }
+
     /** Throws the {@link RpmaException} of a failed call. */
     void check(int rc, String function) {
         if (rc != 0) {
@@ -146,7 +156,7 @@ public final class Rpma {
             Rpma instance = null;
             Throwable cause = null;
             try {
-                instance = new Rpma(RpmaLibraryLoader.load());
+                instance = new Rpma(RpmaLibraryLoader.load(), LibrpmaCmIds.bind());
             }
             catch (UnsatisfiedLinkError | NoClassDefFoundError ex) {
                 cause = ex;

@@ -39,14 +39,21 @@ public final class RpmaConnectionRequest extends NativeHandle implements AutoClo
 
     private final byte[] privateData;
 
+    /**
+     * The kernel CM id of a server-side request, which librpma leaves alive when it rejects the
+     * request or fails to accept it ({@link dev.rpma.binding.internal.PassiveCmIds}); 0 when unknown.
+     */
+    private final long cmId;
+
     private RpmaConnectionRequest(RpmaPeer peer, long pointer, @Nullable RpmaEndpoint endpoint, @Nullable Thread owner,
-            boolean serverSide, byte[] privateData) {
+            boolean serverSide, byte[] privateData, long cmId) {
         super(peer.rpma, pointer);
         this.peer = peer;
         this.endpoint = endpoint;
         this.owner = owner;
         this.serverSide = serverSide;
         this.privateData = privateData;
+        this.cmId = cmId;
     }
 
     static RpmaConnectionRequest obtainedOnEndpoint(RpmaPeer peer, long pointer, RpmaEndpoint endpoint) {
@@ -65,8 +72,15 @@ public final class RpmaConnectionRequest extends NativeHandle implements AutoClo
             @Nullable Thread owner, boolean serverSide) {
         Rpma rpma = peer.rpma;
         byte[] privateData;
+        long cmId = 0;
         try {
             privateData = serverSide ? readPrivateData(rpma, pointer) : new byte[0];
+            if (serverSide) {
+                Scratch scratch = Scratch.get();
+                cmId = rpma.cmIds().cmIdOf(pointer, peer.pointerWhileOpen(), peer.ibvContext(),
+                        scratch.buffer.getLong(Scratch.PDATA_STRUCT),
+                        Byte.toUnsignedInt(scratch.buffer.get(Scratch.PDATA_STRUCT + 8)));
+            }
         }
         catch (RuntimeException ex) {
             rpma.lib().rpma_conn_req_delete(Scratch.get().pointerSlot(pointer));
@@ -76,7 +90,7 @@ public final class RpmaConnectionRequest extends NativeHandle implements AutoClo
             // requests from an endpoint count as the peer's children from here on
             peer.childAdopted();
         }
-        return new RpmaConnectionRequest(peer, pointer, endpoint, owner, serverSide, privateData);
+        return new RpmaConnectionRequest(peer, pointer, endpoint, owner, serverSide, privateData, cmId);
     }
 
     private static byte[] readPrivateData(Rpma rpma, long request) {
@@ -166,8 +180,11 @@ public final class RpmaConnectionRequest extends NativeHandle implements AutoClo
         scratch.buffer.putLong(Scratch.OUT2, req);
         int rc = this.rpma.lib().rpma_conn_req_connect(scratch.at(Scratch.OUT2), pdata, scratch.at(Scratch.OUT));
         if (rc != 0) {
-            // rpma_conn_req_connect consumed (freed) the request even though it failed
+            // rpma_conn_req_connect consumed (freed) the request even though it failed, leaving its CM id
             RpmaException failure = this.rpma.failure(rc, "rpma_conn_req_connect", null);
+            if (this.cmId != 0) {
+                reportLeftBehind(this.rpma.cmIds().destroyAfterFailedAccept(this.cmId), "a request whose accept failed");
+            }
             this.peer.childClosed();
             throw failure;
         }
@@ -185,7 +202,19 @@ public final class RpmaConnectionRequest extends NativeHandle implements AutoClo
             this.rpma.check(this.rpma.lib().rpma_conn_req_delete(Scratch.get().pointerSlot(req)), "rpma_conn_req_delete");
         }
         finally {
+            if (this.cmId != 0) {
+                // rpma_conn_req_delete rejected and freed the request, and left its CM id
+                reportLeftBehind(this.rpma.cmIds().destroyRejected(this.cmId), "a rejected request");
+            }
             this.peer.childClosed();
+        }
+    }
+
+    private static void reportLeftBehind(int errno, String what) {
+        if (errno != 0) {
+            org.slf4j.LoggerFactory.getLogger(RpmaConnectionRequest.class)
+                .warn("rdma_destroy_id of {} failed with errno {}: its kernel CM id stays until the endpoint closes", what,
+                        errno);
         }
     }
 

@@ -38,6 +38,18 @@ public final class RpmaPeer extends NativeHandle implements AutoCloseable {
         this.ibvContext = ibvContext;
     }
 
+    /** The device context the peer was opened on. */
+    long ibvContext() {
+        return this.ibvContext;
+    }
+
+    /** The peer's pointer, for comparisons with what librpma stores of it; the peer is open. */
+    long pointerWhileOpen() {
+        long pointer = acquire();
+        release();
+        return pointer;
+    }
+
     static RpmaPeer open(Rpma rpma, String address, PeerRole role) {
         if (address == null || address.isBlank()) {
             throw new IllegalArgumentException("An RDMA peer needs the IP address of an RDMA-capable interface");

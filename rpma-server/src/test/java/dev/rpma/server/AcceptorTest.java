@@ -405,6 +405,31 @@ class AcceptorTest {
     }
 
     @Test
+    void rejectedRequestsAndFailedAcceptsLeaveNoKernelCmIdBehindWhileTheEndpointListens() {
+        this.harness.start((request) -> {
+            if (request.privateData()[0] == 0) {
+                request.connect();
+            }
+            else {
+                request.reject();
+            }
+        });
+        List<FakeRequest> requests = new ArrayList<>();
+        for (int i = 0; i < 50; i++) {
+            requests.add(this.harness.endpoint.queueRequest(new byte[] { (byte) (1 + i % 3) }));
+        }
+        requests.add(this.harness.endpoint.queueRequest(new byte[] { 0 }).failConnect(RpmaError.PROVIDER.code(),
+                Errno.ECONNRESET));
+        this.harness.await("every request consumed",
+                () -> requests.stream().allMatch((r) -> r.state() == FakeRequest.State.DELETED
+                        || r.state() == FakeRequest.State.CONNECT_FAILED));
+
+        this.harness.await("the ids destroyed", () -> this.harness.fake.cmIdsLeftBehind() == 0);
+        assertThat(requests).extracting(FakeRequest::cmIdState).containsOnly(FakeRequest.CmId.DESTROYED);
+        assertThat(this.harness.served().state()).isEqualTo(RpmaEndpointState.RUNNING);
+    }
+
+    @Test
     void aHandlerThatDecidesNothingGetsItsRequestRejected() {
         this.harness.start((request) -> {
         });

@@ -28,6 +28,7 @@ import dev.rpma.binding.RpmaConnectionEvent;
 import dev.rpma.binding.RpmaError;
 import dev.rpma.binding.io.FileDescriptors;
 import dev.rpma.binding.internal.LibRpma;
+import dev.rpma.binding.internal.PassiveCmIds;
 
 /**
  * A scripted, checking fake of librpma's raw layer, for tests that drive the typed API (or anything
@@ -77,7 +78,7 @@ import dev.rpma.binding.internal.LibRpma;
  * <p>Thread-safe: every call runs under one lock, and the script objects share it. Close the fake
  * at the end of a test to close its eventfds and free its native memory.
  */
-public final class FakeLibRpma implements LibRpma, AutoCloseable {
+public final class FakeLibRpma implements LibRpma, PassiveCmIds, AutoCloseable {
 
     /** What the fake writes into an object out-parameter when the call fails. */
     public static final long POISON = 0xDEADBEEFL;
@@ -314,6 +315,8 @@ public final class FakeLibRpma implements LibRpma, AutoCloseable {
     private boolean odpCapable;
 
     private volatile long notThreadSafeDwellNanos;
+
+    private volatile boolean librpmaLayout = true;
 
     private boolean closed;
 
@@ -1234,6 +1237,10 @@ public final class FakeLibRpma implements LibRpma, AutoCloseable {
             FakeRequest request = (FakeRequest) req.state;
             checkRequestOwner(c, request);
             free(c, req);
+            if (request.cmIdState == FakeRequest.CmId.WITH_REQUEST) {
+                // librpma's rpma_conn_req_delete rejects the request but never destroys its CM id
+                request.cmIdState = FakeRequest.CmId.LEFT_BEHIND;
+            }
             request.state = FakeRequest.State.DELETED;
             request.consumedOn = c.thread.getName();
             quarantine(request.privateDataMemory);
@@ -1321,9 +1328,16 @@ public final class FakeLibRpma implements LibRpma, AutoCloseable {
             putLong(reqPtr, 0);
             if (failure != null) {
                 request.state = FakeRequest.State.CONNECT_FAILED;
+                if (request.cmIdState == FakeRequest.CmId.WITH_REQUEST) {
+                    // librpma frees a request whose accept failed without destroying its CM id
+                    request.cmIdState = FakeRequest.CmId.LEFT_BEHIND;
+                }
                 return failOut(c, failure, connPtr);
             }
             request.state = FakeRequest.State.CONNECTED;
+            if (request.cmIdState == FakeRequest.CmId.WITH_REQUEST) {
+                request.cmIdState = FakeRequest.CmId.WITH_CONNECTION;
+            }
             FakeConnection connection = new FakeConnection(this, request, this.nextQpNumber++);
             connection.config = request.config;
             connection.privateData = request.privateData();
@@ -1465,6 +1479,65 @@ public final class FakeLibRpma implements LibRpma, AutoCloseable {
         }, peer, epPtr);
     }
 
+    // ---------------------------------------------------------------- the CM ids librpma leaves behind
+
+    /**
+     * Whether requests are laid out as librpma 1.2/1.3 lay them out, so that {@link #cmIdOf} finds
+     * their CM ids (default); {@code false} models another librpma, whose ids the binding must leave alone.
+     */
+    public FakeLibRpma librpmaLayout(boolean holds) {
+        this.librpmaLayout = holds;
+        return this;
+    }
+
+    /** Server-side CM ids left alive by a reject or a failed accept, on endpoints still listening. */
+    public int cmIdsLeftBehind() {
+        synchronized (this.lock) {
+            return (int) this.requests.stream().filter((r) -> r.cmIdState == FakeRequest.CmId.LEFT_BEHIND).count();
+        }
+    }
+
+    @Override
+    public long cmIdOf(long request, long peer, long ibvContext, long privateData, int privateDataLength) {
+        synchronized (this.lock) {
+            Handle req = this.handles.get(request);
+            if (req == null || !(req.state instanceof FakeRequest r) || !r.isServerSide()) {
+                throw violationOutsideBody("cmIdOf", new long[] { request }, "not a live server-side request: the"
+                        + " binding may read a request's layout only while librpma has not freed it");
+            }
+            long expectedData = (r.privateDataMemory != null) ? Pointer.nativeValue(r.privateDataMemory) : 0;
+            if (peer != r.endpoint().peer || privateData != expectedData || privateDataLength != r.privateData().length) {
+                throw violationOutsideBody("cmIdOf", new long[] { request, peer, ibvContext, privateData, privateDataLength },
+                        "checked against the wrong peer or private data: the layout check would always fail");
+            }
+            return this.librpmaLayout ? r.cmId : 0;
+        }
+    }
+
+    @Override
+    public int destroyRejected(long cmId) {
+        return destroyLeftBehind("destroyRejected", cmId, FakeRequest.State.DELETED);
+    }
+
+    @Override
+    public int destroyAfterFailedAccept(long cmId) {
+        return destroyLeftBehind("destroyAfterFailedAccept", cmId, FakeRequest.State.CONNECT_FAILED);
+    }
+
+    private int destroyLeftBehind(String function, long cmId, FakeRequest.State after) {
+        synchronized (this.lock) {
+            FakeRequest request = this.requests.stream().filter((r) -> r.cmId == cmId && cmId != 0).findFirst().orElse(null);
+            if (request == null || request.cmIdState != FakeRequest.CmId.LEFT_BEHIND || request.state != after) {
+                throw violationOutsideBody(function, new long[] { cmId }, "rdma_destroy_id of a CM id that is "
+                        + ((request == null) ? "unknown" : request.cmIdState + " (request " + request.state + ")")
+                        + ": only an id librpma left behind may be destroyed, once, after librpma is done with it");
+            }
+            request.cmIdState = FakeRequest.CmId.DESTROYED;
+            this.lock.notifyAll();
+            return 0;
+        }
+    }
+
     @Override
     public int rpma_ep_shutdown(long epPtr) {
         return invokeExclusive("rpma_ep_shutdown", () -> derefOrZero(epPtr), c -> {
@@ -1477,6 +1550,11 @@ public final class FakeLibRpma implements LibRpma, AutoCloseable {
             free(c, ep);
             endpoint.shutDownOn = c.thread.getName();
             endpoint.fd.close();
+            for (FakeRequest request : endpoint.obtained) {
+                if (request.cmIdState == FakeRequest.CmId.LEFT_BEHIND) {
+                    request.cmIdState = FakeRequest.CmId.RELEASED_WITH_ENDPOINT;
+                }
+            }
             putLong(epPtr, 0);
             Failure failure = injected(c);
             return (failure != null) ? c.fail(failure) : c.ok();
@@ -1550,6 +1628,8 @@ public final class FakeLibRpma implements LibRpma, AutoCloseable {
             if (request.privateData().length > 0) {
                 request.privateDataMemory = nativeCopy(request.privateData());
             }
+            request.cmId = 0x7c00_0000_0000L + 0x40L * this.requests.size();
+            request.cmIdState = FakeRequest.CmId.WITH_REQUEST;
             endpoint.obtained.add(request);
             this.requests.add(request);
             putLong(reqPtr, request.handle);

@@ -60,6 +60,27 @@ public final class FakeRequest extends FakeObject {
 
     String consumedOn;
 
+    /** The request's kernel CM id (server side), as {@link FakeLibRpma#cmIdOf} hands it out; 0 on the client side. */
+    long cmId;
+
+    CmId cmIdState = CmId.NONE;
+
+    /** Where a server-side request's kernel CM id is: librpma 1.2/1.3 leave it behind on reject and failed accept. */
+    public enum CmId {
+        /** A client's request: librpma destroys its id itself. */
+        NONE,
+        /** With the request. */
+        WITH_REQUEST,
+        /** Taken over by the connection, which destroys it. */
+        WITH_CONNECTION,
+        /** Left alive by {@code rpma_conn_req_delete} or a failed {@code rpma_conn_req_connect}, as librpma does. */
+        LEFT_BEHIND,
+        /** Destroyed by the binding after librpma left it behind. */
+        DESTROYED,
+        /** Released by the kernel when the endpoint's event channel closed, still left behind until then. */
+        RELEASED_WITH_ENDPOINT
+    }
+
     FakeRequest(FakeLibRpma fake, FakeEndpoint endpoint, byte[] privateData, String address, String port) {
         super(fake);
         this.endpoint = endpoint;
@@ -90,6 +111,13 @@ public final class FakeRequest extends FakeObject {
     /** The server port a client's request was made for; {@code null} on the server side. */
     public String port() {
         return this.port;
+    }
+
+    /** Where its kernel CM id is. */
+    public CmId cmIdState() {
+        synchronized (this.fake.lock) {
+            return this.cmIdState;
+        }
     }
 
     public State state() {
