@@ -4,7 +4,7 @@ import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.springframework.stereotype.Component;
 
-import dev.rpma.client.protocol.ExampleProtocols;
+import dev.rpma.sampleclient.protocol.ExampleProtocols;
 import dev.rpma.server.RpmaEscaping;
 import dev.rpma.server.RpmaIncomingRequest;
 import dev.rpma.server.RpmaSession;

@@ -9,7 +9,7 @@ import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 import org.springframework.stereotype.Component;
 
-import dev.rpma.client.protocol.ExampleProtocols;
+import dev.rpma.sampleclient.protocol.ExampleProtocols;
 import dev.rpma.server.RpmaProtocolException;
 import dev.rpma.server.RpmaSession;
 import dev.rpma.server.RpmaSessionEnd;

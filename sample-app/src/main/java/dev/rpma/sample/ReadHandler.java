@@ -2,7 +2,7 @@ package dev.rpma.sample;
 
 import org.springframework.stereotype.Component;
 
-import dev.rpma.client.protocol.ExampleProtocols;
+import dev.rpma.sampleclient.protocol.ExampleProtocols;
 import dev.rpma.server.RpmaCommonData;
 import dev.rpma.server.RpmaIncomingRequest;
 import dev.rpma.server.RpmaRegions;

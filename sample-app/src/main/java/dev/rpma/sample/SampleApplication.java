@@ -3,7 +3,7 @@ package dev.rpma.sample;
 import org.springframework.boot.SpringApplication;
 import org.springframework.boot.autoconfigure.SpringBootApplication;
 
-import dev.rpma.client.SampleClientCommand;
+import dev.rpma.sampleclient.SampleClientCommand;
 
 /**
  * Serves librpma's example protocols over RDMA: 01-connection on the default endpoint,

@@ -27,12 +27,12 @@ import org.junit.jupiter.api.TestMethodOrder;
 import org.junit.jupiter.api.Timeout;
 import tools.jackson.databind.JsonNode;
 
-import dev.rpma.client.PingPongOptions;
-import dev.rpma.client.PingPongResult;
-import dev.rpma.client.SampleClient;
-import dev.rpma.client.SampleClientException;
-import dev.rpma.client.SampleClientException.Failure;
-import dev.rpma.client.protocol.ExampleProtocols;
+import dev.rpma.sampleclient.PingPongOptions;
+import dev.rpma.sampleclient.PingPongResult;
+import dev.rpma.sampleclient.SampleClient;
+import dev.rpma.sampleclient.SampleClientException;
+import dev.rpma.sampleclient.SampleClientException.Failure;
+import dev.rpma.sampleclient.protocol.ExampleProtocols;
 import dev.rpma.binding.Rpma;
 
 import static org.assertj.core.api.Assertions.assertThat;

@@ -41,6 +41,8 @@ import org.jspecify.annotations.Nullable;
 import org.springframework.beans.BeanWrapperImpl;
 import org.springframework.boot.json.JsonParserFactory;
 
+import dev.rpma.spring.boot.autoconfigure.client.RpmaClientProperties;
+
 /**
  * Renders the reference of every property in this module's configuration metadata as markdown: a
  * section per group, a row per property with its type, default and description, as
@@ -55,6 +57,9 @@ final class RpmaConfigurationReference {
 
     private static final String PROPERTIES_SOURCE =
             "src/main/java/dev/rpma/spring/boot/autoconfigure/RpmaProperties.java";
+
+    private static final String CLIENT_PROPERTIES_SOURCE =
+            "src/main/java/dev/rpma/spring/boot/autoconfigure/client/RpmaClientProperties.java";
 
     /** A block tag starts a line of the comment. */
     private static final Pattern BLOCK_TAG = Pattern.compile("\\n[\\s*]*@\\w");
@@ -78,7 +83,9 @@ final class RpmaConfigurationReference {
 
     /** The reference of the metadata the build generated for this module, with RpmaProperties' Javadoc. */
     static RpmaConfigurationReference ofThisModule() throws IOException {
-        return new RpmaConfigurationReference(metadata(), javadoc(moduleDirectory().resolve(PROPERTIES_SOURCE)));
+        Map<String, String> javadoc = javadoc(moduleDirectory().resolve(PROPERTIES_SOURCE));
+        javadoc.putAll(javadoc(moduleDirectory().resolve(CLIENT_PROPERTIES_SOURCE)));
+        return new RpmaConfigurationReference(metadata(), javadoc);
     }
 
     /** {@code META-INF/spring-configuration-metadata.json} as the build wrote it, additional metadata merged in. */
@@ -217,7 +224,7 @@ final class RpmaConfigurationReference {
             return null;
         }
         Class<?> value = load(type.substring(prefix.length(), type.length() - 1));
-        if (value.getDeclaringClass() != RpmaProperties.class) {
+        if (value.getDeclaringClass() != RpmaProperties.class && value.getDeclaringClass() != RpmaClientProperties.class) {
             throw new IllegalStateException("no rendering for a map of " + value);
         }
         return value;
@@ -229,6 +236,8 @@ final class RpmaConfigurationReference {
                 return "boolean";
             case "java.lang.Integer", "int":
                 return "integer";
+            case "java.lang.Double", "double":
+                return "number";
             case "java.lang.String":
                 return "string";
             case "java.time.Duration":
@@ -260,6 +269,9 @@ final class RpmaConfigurationReference {
         }
         if (value instanceof Enum<?> constant) {
             return constant.name().toLowerCase(Locale.ROOT).replace('_', '-');
+        }
+        if (value instanceof java.time.Duration duration) {
+            return org.springframework.boot.convert.DurationStyle.SIMPLE.print(duration);
         }
         return value.toString();
     }

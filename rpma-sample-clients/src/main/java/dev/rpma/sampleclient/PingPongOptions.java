@@ -1,4 +1,4 @@
-package dev.rpma.client;
+package dev.rpma.sampleclient;
 
 import java.time.Duration;
 import java.util.concurrent.CountDownLatch;

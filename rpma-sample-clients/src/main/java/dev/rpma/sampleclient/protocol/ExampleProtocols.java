@@ -1,4 +1,4 @@
-package dev.rpma.client.protocol;
+package dev.rpma.sampleclient.protocol;
 
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;

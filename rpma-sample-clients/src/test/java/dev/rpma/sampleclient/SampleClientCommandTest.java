@@ -1,4 +1,4 @@
-package dev.rpma.client;
+package dev.rpma.sampleclient;
 
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
@@ -7,7 +7,7 @@ import java.time.Duration;
 
 import org.junit.jupiter.api.Test;
 
-import dev.rpma.client.SampleClientCommand.Invocation;
+import dev.rpma.sampleclient.SampleClientCommand.Invocation;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;

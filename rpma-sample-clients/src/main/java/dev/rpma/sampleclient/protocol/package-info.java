@@ -3,6 +3,6 @@
  * both interoperate with the unmodified C programs.
  */
 @NullMarked
-package dev.rpma.client.protocol;
+package dev.rpma.sampleclient.protocol;
 
 import org.jspecify.annotations.NullMarked;

@@ -1,4 +1,4 @@
-package dev.rpma.client;
+package dev.rpma.sampleclient;
 
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
@@ -9,9 +9,9 @@ import java.util.function.Consumer;
 
 import org.jspecify.annotations.Nullable;
 
-import dev.rpma.client.SampleClientException.Failure;
+import dev.rpma.sampleclient.SampleClientException.Failure;
 import dev.rpma.server.RpmaCommonData;
-import dev.rpma.client.protocol.ExampleProtocols;
+import dev.rpma.sampleclient.protocol.ExampleProtocols;
 import dev.rpma.binding.CompletionMode;
 import dev.rpma.binding.MemoryUsage;
 import dev.rpma.binding.PeerRole;

@@ -1,4 +1,4 @@
-package dev.rpma.client;
+package dev.rpma.sampleclient;
 
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
@@ -16,9 +16,9 @@ import com.sun.jna.Pointer;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
-import dev.rpma.client.SampleClientException.Failure;
+import dev.rpma.sampleclient.SampleClientException.Failure;
 import dev.rpma.server.RpmaCommonData;
-import dev.rpma.client.protocol.ExampleProtocols;
+import dev.rpma.sampleclient.protocol.ExampleProtocols;
 import dev.rpma.binding.Rpma;
 import dev.rpma.binding.RpmaConnectionEvent;
 import dev.rpma.binding.testing.FakeConnection;

@@ -1,4 +1,4 @@
-package dev.rpma.client;
+package dev.rpma.sampleclient;
 
 import java.io.PrintStream;
 import java.time.Duration;
@@ -7,7 +7,7 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 
-import dev.rpma.client.protocol.ExampleProtocols;
+import dev.rpma.sampleclient.protocol.ExampleProtocols;
 import dev.rpma.binding.Rpma;
 import dev.rpma.binding.RpmaException;
 import dev.rpma.binding.RpmaUnavailableException;

@@ -1,0 +1,676 @@
+package dev.rpma.client;
+
+import java.time.Duration;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import dev.rpma.binding.FlushType;
+import dev.rpma.binding.RpmaConnection;
+import dev.rpma.binding.RpmaConnectionConfig;
+import dev.rpma.binding.RpmaConnectionEvent;
+import dev.rpma.binding.RpmaConnectionRequest;
+import dev.rpma.binding.RpmaException;
+import dev.rpma.binding.RpmaMemoryRegion;
+import dev.rpma.binding.RpmaRemoteMemoryRegion;
+import dev.rpma.binding.io.FileDescriptors;
+import dev.rpma.server.RpmaCommonData;
+import dev.rpma.server.loop.RpmaEventLoop;
+
+/**
+ * One place of an {@link RpmaClient}'s pool, owned by its event loop: it connects, serves the
+ * connection's data path ({@link ClientDataPath}), and when the connection fails or ends, fails or
+ * hands on what it held and connects again after a back-off. Every librpma call on its request,
+ * connection and remote region runs on its loop; other threads hand it work with {@code execute}.
+ *
+ * <p>States ({@link RpmaClientConnectionState}): CONNECTING from the request until ESTABLISHED or a
+ * failure (REJECTED, UNREACHABLE, LOST, CLOSED, the connect timeout), then BACKING_OFF until the next
+ * attempt; ESTABLISHED until the server's CLOSED, a LOST or a failed completion; CLOSING when the
+ * client closes (the client disconnects, and deletes on its CLOSED, at most 3 s later), then CLOSED.
+ * The state is written on the loop only and read anywhere.
+ */
+final class ClientConnection implements RpmaClientConnection, RpmaEventLoop.IoHandler {
+
+    private static final Logger logger = LoggerFactory.getLogger(ClientConnection.class);
+
+    /** How long a connection the client closes waits for its CLOSED before it is deleted anyway. */
+    static final Duration DISCONNECT_TIMEOUT = Duration.ofSeconds(3);
+
+    private final RpmaClient client;
+
+    private final RpmaClientSettings settings;
+
+    private final int index;
+
+    final RpmaEventLoop loop;
+
+    final int loopIndex;
+
+    /** Requests and operations given to it and not finished; any thread. */
+    final AtomicInteger load = new AtomicInteger();
+
+    private volatile RpmaClientConnectionState state = RpmaClientConnectionState.CONNECTING;
+
+    /** Why the last attempt failed or the last connection ended; {@code null} once established. */
+    private volatile @Nullable RpmaClientException lastFailure;
+
+    private volatile byte[] privateData = new byte[0];
+
+    private volatile @Nullable RpmaCommonData commonData;
+
+    // owned by the loop
+    private @Nullable ClientSlots slots;
+
+    private @Nullable RpmaConnection connection;
+
+    private @Nullable ClientDataPath data;
+
+    private @Nullable RpmaRemoteMemoryRegion remote;
+
+    private int eventFd = -1;
+
+    private long eventRegistration;
+
+    private boolean registered;
+
+    private RpmaEventLoop.@Nullable Timer timer;
+
+    private int failuresInARow;
+
+    private boolean everConnected;
+
+    private @Nullable Runnable whenClosed;
+
+    /**
+     * Requests that lost their connection with no other connection to go to: they wait for this one's
+     * next connection (their timeouts still run), and fail with its failure if that attempt fails.
+     */
+    private final ArrayDeque<PendingRequest> parked = new ArrayDeque<>();
+
+    ClientConnection(RpmaClient client, RpmaClientSettings settings, int index, RpmaEventLoop loop, int loopIndex) {
+        this.client = client;
+        this.settings = settings;
+        this.index = index;
+        this.loop = loop;
+        this.loopIndex = loopIndex;
+    }
+
+    // ---------------------------------------------------------------- RpmaClientConnection
+
+    @Override
+    public int index() {
+        return this.index;
+    }
+
+    @Override
+    public RpmaClientConnectionState state() {
+        return this.state;
+    }
+
+    @Override
+    public byte[] privateData() {
+        return this.privateData.clone();
+    }
+
+    @Override
+    public @Nullable RpmaCommonData commonData() {
+        return this.commonData;
+    }
+
+    @Override
+    public int inFlight() {
+        return this.load.get();
+    }
+
+    @Override
+    public CompletableFuture<Void> read(RpmaMemoryRegion destination, long destinationOffset, long remoteOffset,
+            long length) {
+        return operate(new OneSidedOperation(OneSidedOperation.Kind.READ, destination, destinationOffset, remoteOffset,
+                length, 0));
+    }
+
+    @Override
+    public CompletableFuture<Void> write(long remoteOffset, RpmaMemoryRegion source, long sourceOffset, long length) {
+        return operate(new OneSidedOperation(OneSidedOperation.Kind.WRITE, source, sourceOffset, remoteOffset, length, 0));
+    }
+
+    @Override
+    public CompletableFuture<Void> atomicWrite(long remoteOffset, long value) {
+        return operate(new OneSidedOperation(OneSidedOperation.Kind.ATOMIC_WRITE, null, 0, remoteOffset, 8, value));
+    }
+
+    @Override
+    public CompletableFuture<Void> flush(long remoteOffset, long length, FlushType type) {
+        return operate(new OneSidedOperation(OneSidedOperation.Kind.FLUSH, null, 0, remoteOffset, length,
+                (type == FlushType.PERSISTENT) ? 0 : 1));
+    }
+
+    private CompletableFuture<Void> operate(OneSidedOperation operation) {
+        this.load.incrementAndGet();
+        if (!this.loop.tryExecute(() -> startOperation(operation))) {
+            operationDone(operation, new RpmaClientClosedException(this.settings.server()));
+        }
+        return operation.future;
+    }
+
+    private void startOperation(OneSidedOperation operation) {
+        ClientDataPath path = this.data;
+        if (this.state != RpmaClientConnectionState.ESTABLISHED || path == null) {
+            operationDone(operation, new RpmaClientException(this.settings.server(), "Connection " + this.index
+                    + " to " + this.settings.server() + " is " + this.state + ", not established", null));
+            return;
+        }
+        RpmaRemoteMemoryRegion region = this.remote;
+        if (region == null) {
+            operationDone(operation, new RpmaClientException(this.settings.server(), "The server at "
+                    + this.settings.server() + " described no memory region in its accept's private data (no struct"
+                    + " common_data)", null));
+            return;
+        }
+        path.submit(operation, region);
+    }
+
+    // ---------------------------------------------------------------- connecting, on the loop
+
+    /** Sends a connection request; on the loop. */
+    void open() {
+        this.timer = null;
+        if (this.client.isClosing()) {
+            return;
+        }
+        if (this.everConnected || this.failuresInARow > 0) {
+            this.client.reconnecting();
+        }
+        moveTo(RpmaClientConnectionState.CONNECTING);
+        ClientSlots buffers;
+        RpmaConnectionRequest request;
+        try {
+            buffers = slots();
+            try (RpmaConnectionConfig config = this.client.rpma().newConnectionConfig()) {
+                int receives = this.settings.receiveSlots();
+                int sends = this.settings.sendSlots() + this.settings.oneSidedDepth();
+                config.timeout(this.settings.connectTimeout()).rqSize(receives).sqSize(sends).cqSize(receives + sends);
+                request = this.client.peer().newConnectionRequest(this.settings.address(), this.settings.port(), config);
+            }
+        }
+        catch (RpmaException ex) {
+            connectFailed(new RpmaServerUnreachableException(this.settings.server(), ex.function()
+                    + " failed: no RDMA route to the server (" + ex.getMessage() + ")", ex));
+            return;
+        }
+        ClientDataPath path = new ClientDataPath(this, this.settings, buffers, this.loop);
+        RpmaConnection made;
+        try {
+            path.postReceives(request);
+            made = request.connect((this.settings.privateData().length > 0) ? this.settings.privateData() : null);
+        }
+        catch (RpmaException ex) {
+            connectFailed(new RpmaServerUnreachableException(this.settings.server(), ex.function() + " failed: "
+                    + ex.getMessage(), ex));
+            return;
+        }
+        finally {
+            request.close();
+        }
+        this.connection = made;
+        this.data = path;
+        try {
+            this.eventFd = made.eventFd();
+            FileDescriptors.setBlocking(this.eventFd, false);
+            this.eventRegistration = this.loop.register(this.eventFd, this, 0);
+            this.registered = true;
+        }
+        catch (RuntimeException ex) {
+            connectFailed(new RpmaClientException(this.settings.server(), "Watching the connection's events failed: "
+                    + ex.getMessage(), ex));
+            return;
+        }
+        this.timer = this.loop.schedule(this::connectTimedOut, this.settings.connectTimeout());
+        PendingRequest waiting;
+        while ((waiting = this.parked.poll()) != null) {
+            if (!waiting.finished) {
+                path.submit(waiting);
+            }
+        }
+    }
+
+    /** Keeps {@code request} for the next connection; on the loop, while BACKING_OFF. */
+    void park(PendingRequest request) {
+        this.parked.add(request);
+    }
+
+    private ClientSlots slots() {
+        ClientSlots current = this.slots;
+        if (current == null) {
+            current = new ClientSlots(this.client.peer(), this.settings.receiveSlots(), this.settings.sendSlots(),
+                    this.settings.receiveLength());
+            this.slots = current;
+        }
+        return current;
+    }
+
+    private void connectTimedOut() {
+        this.timer = null;
+        if (this.state == RpmaClientConnectionState.CONNECTING) {
+            connectFailed(new RpmaServerUnreachableException(this.settings.server(), "the connection was not established"
+                    + " within the connect timeout of " + this.settings.connectTimeout(), null));
+        }
+    }
+
+    @Override
+    public void onReadable(int kind) {
+        RpmaConnection current = this.connection;
+        if (current == null) {
+            return;
+        }
+        RpmaConnectionEvent event;
+        try {
+            event = current.nextEvent();
+        }
+        catch (RpmaException ex) {
+            ended(new RpmaConnectionLostException(this.settings.server(), "reading its event failed: " + ex.getMessage(),
+                    ex));
+            return;
+        }
+        if (event == null) {
+            return;
+        }
+        switch (event) {
+            case ESTABLISHED -> established(current);
+            case REJECTED -> ended(new RpmaConnectRejectedException(this.settings.server()));
+            case UNREACHABLE -> ended(new RpmaServerUnreachableException(this.settings.server(),
+                    "RPMA_CONN_UNREACHABLE: nothing listens on the port, or no route answered", null));
+            case CLOSED -> {
+                if (this.state == RpmaClientConnectionState.CLOSING) {
+                    delete();
+                    closed();
+                }
+                else {
+                    ended(new RpmaConnectionLostException(this.settings.server(), "the server closed the connection"
+                            + " (RPMA_CONN_CLOSED)", null));
+                }
+            }
+            default -> ended(new RpmaConnectionLostException(this.settings.server(), "the connection was " + event
+                    + " (RPMA_CONN_" + event + ")", null));
+        }
+    }
+
+    private void established(RpmaConnection current) {
+        if (this.state != RpmaClientConnectionState.CONNECTING) {
+            return;
+        }
+        cancelTimer();
+        byte[] accepted = current.privateData();
+        this.privateData = accepted;
+        this.commonData = commonDataOf(accepted);
+        RpmaCommonData common = this.commonData;
+        try {
+            if (common != null) {
+                this.remote = this.client.rpma().remoteMemoryRegion(common.memoryRegionDescriptor());
+            }
+            ClientDataPath path = this.data;
+            if (path != null) {
+                path.attach(current);
+            }
+        }
+        catch (RuntimeException ex) {
+            ended(new RpmaConnectionLostException(this.settings.server(), "starting its data path failed: "
+                    + ex.getMessage(), ex));
+            return;
+        }
+        this.failuresInARow = 0;
+        this.lastFailure = null;
+        this.everConnected = true;
+        moveTo(RpmaClientConnectionState.ESTABLISHED);
+        this.client.established(this);
+    }
+
+    private static @Nullable RpmaCommonData commonDataOf(byte[] privateData) {
+        if (privateData.length < RpmaCommonData.SIZE) {
+            return null;
+        }
+        try {
+            RpmaCommonData data = RpmaCommonData.decode(privateData);
+            return (data.memoryRegionDescriptor().length == RpmaMemoryRegion.DESCRIPTOR_SIZE) ? data : null;
+        }
+        catch (IllegalArgumentException ex) {
+            // private data of another protocol
+            return null;
+        }
+    }
+
+    // ---------------------------------------------------------------- requests, on the loop
+
+    /** Takes a request handed over by the client; another connection gets it when this one cannot. */
+    void submit(PendingRequest request) {
+        if (request.finished) {
+            return;
+        }
+        ClientDataPath path = this.data;
+        boolean open = this.state == RpmaClientConnectionState.CONNECTING
+                || this.state == RpmaClientConnectionState.ESTABLISHED;
+        if (!open || path == null) {
+            this.client.elsewhere(request, this, null);
+            return;
+        }
+        if (request.timer == null) {
+            long left = request.deadlineNanos - System.nanoTime();
+            if (left <= 0) {
+                timedOut(request);
+                return;
+            }
+            request.timer = this.loop.schedule(() -> timedOut(request), Duration.ofNanos(left));
+        }
+        if (!path.submit(request)) {
+            this.client.elsewhere(request, this, null);
+        }
+    }
+
+    private void timedOut(PendingRequest request) {
+        request.timer = null;
+        if (request.finished) {
+            return;
+        }
+        this.parked.remove(request);
+        ClientDataPath path = this.data;
+        if (path != null) {
+            path.forget(request);
+        }
+        finish(request, RpmaClientObserver.Outcome.TIMEOUT, null,
+                new RpmaRequestTimeoutException(this.settings.server(), request.describe(), request.timeout));
+    }
+
+    void succeed(PendingRequest request, byte[] reply) {
+        finish(request, RpmaClientObserver.Outcome.SUCCESS, reply, null);
+    }
+
+    void remoteError(PendingRequest request, String text) {
+        finish(request, RpmaClientObserver.Outcome.REMOTE_ERROR, null,
+                new RpmaRemoteErrorException(this.settings.server(), request.routeText, text));
+    }
+
+    void finishCancelled(PendingRequest request) {
+        finish(request, RpmaClientObserver.Outcome.CLOSED, null, null);
+    }
+
+    /** Records the outcome once: the timer is cancelled, the load counted down, the future completed. */
+    void finish(PendingRequest request, RpmaClientObserver.Outcome outcome, byte @Nullable [] reply,
+            @Nullable Throwable failure) {
+        if (request.finished) {
+            return;
+        }
+        request.finished = true;
+        if (request.timer != null) {
+            request.timer.cancel();
+            request.timer = null;
+        }
+        ClientConnection counted = request.owner;
+        if (counted != null) {
+            counted.load.decrementAndGet();
+        }
+        this.client.observer().requestCompleted(this.settings.name(), outcome, System.nanoTime() - request.startNanos);
+        if (failure != null) {
+            request.future.completeExceptionally(failure);
+        }
+        else if (reply != null) {
+            request.future.complete(reply);
+        }
+    }
+
+    /** Moves the request's timer here from the loop it was on, when it is given to another connection. */
+    void dropTimer(PendingRequest request) {
+        if (request.timer != null) {
+            request.timer.cancel();
+            request.timer = null;
+        }
+    }
+
+    void operationDone(OneSidedOperation operation, @Nullable Throwable failure) {
+        this.load.decrementAndGet();
+        if (failure != null) {
+            operation.future.completeExceptionally(failure);
+        }
+        else {
+            operation.future.complete(null);
+        }
+    }
+
+    @Nullable RpmaClientException lastFailure() {
+        return this.lastFailure;
+    }
+
+    @Nullable RpmaRemoteMemoryRegion remoteRegion() {
+        return this.remote;
+    }
+
+    void unsolicited(byte[] message) {
+        RpmaClientMessageListener listener = this.client.messageListener();
+        if (listener == null) {
+            return;
+        }
+        try {
+            listener.onMessage(message, this);
+        }
+        catch (RuntimeException ex) {
+            logger.warn("The message listener of RPMA client '{}' failed", this.settings.name(), ex);
+        }
+    }
+
+    void lateReply() {
+        this.client.observer().lateReplyDropped(this.settings.name());
+    }
+
+    // ---------------------------------------------------------------- failures and the end, on the loop
+
+    /** The data path cannot go on (a failed completion or call, a frame out of protocol). */
+    void dataPathFailed(String why, @Nullable Throwable cause) {
+        if (this.state == RpmaClientConnectionState.ESTABLISHED) {
+            ended(new RpmaConnectionLostException(this.settings.server(), why, cause));
+        }
+    }
+
+    private void connectFailed(RpmaClientException why) {
+        ended(why);
+    }
+
+    /**
+     * The connection failed or ended: it is deleted, what it held fails or goes to another connection,
+     * and the next attempt is scheduled.
+     */
+    private void ended(RpmaClientException why) {
+        if (this.state == RpmaClientConnectionState.CLOSING || this.state == RpmaClientConnectionState.CLOSED) {
+            return;
+        }
+        boolean wasEstablished = this.state == RpmaClientConnectionState.ESTABLISHED;
+        cancelTimer();
+        ClientDataPath path = this.data;
+        ClientDataPath.Leftovers left = null;
+        if (path != null) {
+            if (wasEstablished) {
+                path.drainBeforeEnd();
+            }
+            left = path.stop();
+        }
+        RpmaConnection current = this.connection;
+        if (current != null) {
+            try {
+                current.disconnect();
+            }
+            catch (RpmaException ex) {
+                // the server may be gone already; the delete releases the connection either way
+                logger.debug("Disconnecting connection {} of RPMA client '{}' failed: {}", this.index,
+                        this.settings.name(), ex.getMessage());
+            }
+        }
+        delete();
+        this.lastFailure = why;
+        this.failuresInARow++;
+        Duration delay = this.settings.backoff().delay(this.failuresInARow);
+        moveTo(RpmaClientConnectionState.BACKING_OFF);
+        if (wasEstablished) {
+            logger.warn("Connection {} of RPMA client '{}' ended: {}; connecting again in {}", this.index,
+                    this.settings.name(), why.getMessage(), delay);
+        }
+        else {
+            logger.warn("Connection {} of RPMA client '{}' failed: {}; trying again in {}", this.index,
+                    this.settings.name(), why.getMessage(), delay);
+        }
+        List<PendingRequest> again = new ArrayList<>(this.parked);
+        this.parked.clear();
+        again.forEach((request) -> this.client.elsewhere(request, this, why));
+        if (left != null) {
+            for (OneSidedOperation operation : left.operations()) {
+                operationDone(operation, why);
+            }
+            for (PendingRequest request : left.sent()) {
+                if (request.idempotent && request.retries < this.settings.maxRetries()) {
+                    request.retries++;
+                    request.requestId = -1;
+                    this.client.elsewhere(request, this, why);
+                }
+                else {
+                    finish(request, outcomeOf(why), null, why);
+                }
+            }
+            for (PendingRequest request : left.unsent()) {
+                this.client.elsewhere(request, this, why);
+            }
+        }
+        this.client.observer().reconnectScheduled(this.settings.name(), this.failuresInARow, delay);
+        this.timer = this.loop.schedule(this::open, delay);
+    }
+
+    static RpmaClientObserver.Outcome outcomeOf(RpmaClientException failure) {
+        if (failure instanceof RpmaConnectRejectedException) {
+            return RpmaClientObserver.Outcome.REJECTED;
+        }
+        if (failure instanceof RpmaServerUnreachableException) {
+            return RpmaClientObserver.Outcome.UNREACHABLE;
+        }
+        if (failure instanceof RpmaClientClosedException) {
+            return RpmaClientObserver.Outcome.CLOSED;
+        }
+        return (failure instanceof RpmaConnectionLostException) ? RpmaClientObserver.Outcome.LOST
+                : RpmaClientObserver.Outcome.FAILED;
+    }
+
+    /** Unwatches and deletes the connection and its remote region; the slots stay for the next one. */
+    private void delete() {
+        if (this.registered) {
+            // before the delete, which closes the fd
+            this.loop.unregister(this.eventFd, this.eventRegistration);
+            this.registered = false;
+        }
+        ClientDataPath path = this.data;
+        if (path != null) {
+            path.stop();
+            this.data = null;
+        }
+        RpmaRemoteMemoryRegion region = this.remote;
+        this.remote = null;
+        if (region != null) {
+            region.close();
+        }
+        RpmaConnection current = this.connection;
+        this.connection = null;
+        if (current != null) {
+            current.close();
+        }
+        this.privateData = new byte[0];
+        this.commonData = null;
+    }
+
+    /**
+     * Closes for good (the client closes): what it holds fails, an established connection is
+     * disconnected and deleted on its CLOSED (at most {@link #DISCONNECT_TIMEOUT} later), the slots are
+     * deregistered, then {@code whenDone} runs; on the loop.
+     */
+    void close(Runnable whenDone) {
+        this.whenClosed = whenDone;
+        cancelTimer();
+        RpmaClientConnectionState before = this.state;
+        moveTo(RpmaClientConnectionState.CLOSING);
+        ClientDataPath path = this.data;
+        if (path != null) {
+            ClientDataPath.Leftovers left = path.stop();
+            RpmaClientClosedException closed = new RpmaClientClosedException(this.settings.server());
+            left.operations().forEach((operation) -> operationDone(operation, closed));
+            left.sent().forEach((request) -> finish(request, RpmaClientObserver.Outcome.CLOSED, null, closed));
+            left.unsent().forEach((request) -> finish(request, RpmaClientObserver.Outcome.CLOSED, null, closed));
+        }
+        RpmaClientClosedException closedNow = new RpmaClientClosedException(this.settings.server());
+        this.parked.forEach((request) -> finish(request, RpmaClientObserver.Outcome.CLOSED, null, closedNow));
+        this.parked.clear();
+        RpmaConnection current = this.connection;
+        if (current == null || before != RpmaClientConnectionState.ESTABLISHED) {
+            delete();
+            closed();
+            return;
+        }
+        try {
+            current.disconnect();
+        }
+        catch (RpmaException ex) {
+            delete();
+            closed();
+            return;
+        }
+        this.timer = this.loop.schedule(() -> {
+            this.timer = null;
+            delete();
+            closed();
+        }, DISCONNECT_TIMEOUT);
+    }
+
+    private void closed() {
+        if (this.state == RpmaClientConnectionState.CLOSED) {
+            return;
+        }
+        cancelTimer();
+        ClientSlots buffers = this.slots;
+        this.slots = null;
+        try {
+            if (buffers != null) {
+                buffers.close();
+            }
+        }
+        catch (RuntimeException ex) {
+            logger.warn("Deregistering the slots of connection {} of RPMA client '{}' failed", this.index,
+                    this.settings.name(), ex);
+        }
+        moveTo(RpmaClientConnectionState.CLOSED);
+        Runnable done = this.whenClosed;
+        this.whenClosed = null;
+        if (done != null) {
+            done.run();
+        }
+    }
+
+    private void cancelTimer() {
+        if (this.timer != null) {
+            this.timer.cancel();
+            this.timer = null;
+        }
+    }
+
+    private void moveTo(RpmaClientConnectionState next) {
+        RpmaClientConnectionState before = this.state;
+        if (before == next) {
+            return;
+        }
+        this.state = next;
+        this.client.observer().connectionState(this.settings.name(), before, next);
+    }
+
+    @Override
+    public String toString() {
+        return "RpmaClientConnection[" + this.settings.name() + " #" + this.index + ", " + this.state + ", in flight "
+                + this.load.get() + "]";
+    }
+}

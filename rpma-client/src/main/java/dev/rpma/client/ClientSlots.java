@@ -1,0 +1,72 @@
+package dev.rpma.client;
+
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+
+import dev.rpma.binding.MemoryUsage;
+import dev.rpma.binding.RpmaMemoryRegion;
+import dev.rpma.binding.RpmaPeer;
+
+/**
+ * One pooled connection's receive and send slots: two direct buffers, each registered once, cut into
+ * slots of the largest frame rounded up to 64 bytes, with a little-endian view per slot. They outlive
+ * each connection made with them (a deleted connection's device writes into them no more) and are
+ * deregistered when the pooled connection closes for good.
+ */
+final class ClientSlots implements AutoCloseable {
+
+    private static final int ALIGN = 64;
+
+    final RpmaMemoryRegion receiveRegion;
+
+    final RpmaMemoryRegion sendRegion;
+
+    final ByteBuffer[] receives;
+
+    final ByteBuffer[] sends;
+
+    final int stride;
+
+    /** Bytes each receive is posted for. */
+    final int receiveLength;
+
+    ClientSlots(RpmaPeer peer, int receiveSlots, int sendSlots, int receiveLength) {
+        this.receiveLength = receiveLength;
+        this.stride = (receiveLength + ALIGN - 1) / ALIGN * ALIGN;
+        ByteBuffer receiveMemory = ByteBuffer.allocateDirect(receiveSlots * this.stride);
+        ByteBuffer sendMemory = ByteBuffer.allocateDirect(sendSlots * this.stride);
+        this.receiveRegion = peer.register(receiveMemory, MemoryUsage.RECV);
+        try {
+            this.sendRegion = peer.register(sendMemory, MemoryUsage.SEND);
+        }
+        catch (RuntimeException ex) {
+            this.receiveRegion.close();
+            throw ex;
+        }
+        this.receives = views(receiveMemory, receiveSlots, this.stride);
+        this.sends = views(sendMemory, sendSlots, this.stride);
+    }
+
+    private static ByteBuffer[] views(ByteBuffer memory, int count, int stride) {
+        ByteBuffer[] views = new ByteBuffer[count];
+        for (int i = 0; i < count; i++) {
+            views[i] = memory.duplicate().position(i * stride).limit((i + 1) * stride).slice()
+                .order(ByteOrder.LITTLE_ENDIAN);
+        }
+        return views;
+    }
+
+    long offset(int slot) {
+        return (long) slot * this.stride;
+    }
+
+    @Override
+    public void close() {
+        try {
+            this.sendRegion.close();
+        }
+        finally {
+            this.receiveRegion.close();
+        }
+    }
+}

@@ -1,0 +1,82 @@
+package dev.rpma.client;
+
+import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+
+import org.jspecify.annotations.Nullable;
+
+import dev.rpma.server.loop.RpmaEventLoop;
+
+/**
+ * One request, message or exchange of an {@link RpmaClient}, from the call to its future's
+ * completion. Handed from the calling thread to a connection's loop through the loop's task queue
+ * (which publishes it); from then on read and written only on the loop of the connection that holds
+ * it, and moved to another connection only by that loop.
+ */
+final class PendingRequest {
+
+    enum Kind {
+        /** Framed REQUEST: a REPLY or ERROR answers it. */
+        REQUEST,
+        /** Framed one-way MESSAGE: done when posted. */
+        MESSAGE,
+        /** Raw message: done when posted. */
+        RAW_SEND,
+        /** Raw message whose answer is the next message the server sends. */
+        RAW_EXCHANGE
+    }
+
+    final Kind kind;
+
+    /** The route, UTF-8; empty in raw mode. */
+    final byte[] route;
+
+    final String routeText;
+
+    final byte[] payload;
+
+    final boolean idempotent;
+
+    final Duration timeout;
+
+    final long startNanos;
+
+    final long deadlineNanos;
+
+    final CompletableFuture<byte[]> future = new CompletableFuture<>();
+
+    /** The connection it is counted on ({@link ClientConnection#load}). */
+    @Nullable ClientConnection owner;
+
+    RpmaEventLoop.@Nullable Timer timer;
+
+    /** The id of its REQUEST on its current connection, -1 before it was sent. */
+    int requestId = -1;
+
+    /** Times it was sent again after a lost connection. */
+    int retries;
+
+    /** Its outcome was recorded (the future may be done earlier: cancelled by the caller). */
+    boolean finished;
+
+    PendingRequest(Kind kind, byte[] route, String routeText, byte[] payload, boolean idempotent, Duration timeout) {
+        this.kind = kind;
+        this.route = route;
+        this.routeText = routeText;
+        this.payload = payload;
+        this.idempotent = idempotent;
+        this.timeout = timeout;
+        this.startNanos = System.nanoTime();
+        this.deadlineNanos = this.startNanos + timeout.toNanos();
+    }
+
+    /** What it is, for messages. */
+    String describe() {
+        return switch (this.kind) {
+            case REQUEST -> "the request to route \"" + this.routeText + "\"";
+            case MESSAGE -> "the message to route \"" + this.routeText + "\"";
+            case RAW_SEND -> "a raw message";
+            case RAW_EXCHANGE -> "a raw exchange";
+        };
+    }
+}

@@ -1,0 +1,489 @@
+package dev.rpma.client;
+
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.EnumMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+
+import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import dev.rpma.binding.PeerRole;
+import dev.rpma.binding.Rpma;
+import dev.rpma.binding.RpmaPeer;
+import dev.rpma.server.RpmaFraming;
+import dev.rpma.server.RpmaMessageCodec;
+import dev.rpma.server.RpmaProtocolException;
+import dev.rpma.server.loop.RpmaEventLoopGroup;
+
+/**
+ * A client of one RDMA server: a pool of connections on event loops of its own, framed requests whose
+ * replies are correlated by request id (many in flight per connection, within the server's credits),
+ * raw messages for servers with a protocol of their own, and one-sided access through
+ * {@link #connection()}. Built with {@link #builder(Rpma)}; thread-safe.
+ *
+ * <p>A request goes to the established connection with the fewest requests in flight (in turn among
+ * equals), or waits on a connection that is connecting; with none, it fails at once with why the last
+ * attempt failed. Requests a lost connection held wait for its next connection when no other
+ * connection can take them, within their timeout. Its future completes on the connection's event loop: chain blocking work with the
+ * {@code *Async} methods. When a connection is lost, the requests it had sent fail with
+ * {@link RpmaConnectionLostException} unless marked idempotent (those are sent again on another
+ * connection, at most {@code max-retries} times); requests not yet sent move to another connection;
+ * the connection is made again after an exponential back-off.
+ *
+ * <p>The client owns its peer, its loops and its connections; {@link #close()} frees them once.
+ */
+public final class RpmaClient implements AutoCloseable {
+
+    private static final Logger logger = LoggerFactory.getLogger(RpmaClient.class);
+
+    private final Rpma rpma;
+
+    private final RpmaPeer peer;
+
+    private final RpmaClientSettings settings;
+
+    private final RpmaClientObserver observer;
+
+    private final @Nullable RpmaClientMessageListener listener;
+
+    private final RpmaEventLoopGroup loops;
+
+    private final ClientConnection[] connections;
+
+    private final EncodingSession encoding;
+
+    private final AtomicInteger rotation = new AtomicInteger();
+
+    private final AtomicBoolean closing = new AtomicBoolean();
+
+    private final AtomicLong reconnects = new AtomicLong();
+
+    private RpmaClient(Rpma rpma, RpmaPeer peer, RpmaClientSettings settings, RpmaClientObserver observer,
+            @Nullable RpmaClientMessageListener listener) {
+        this.rpma = rpma;
+        this.peer = peer;
+        this.settings = settings;
+        this.observer = observer;
+        this.listener = listener;
+        this.loops = new RpmaEventLoopGroup(settings.eventLoops(), "rpma-client-" + settings.name() + "-",
+                settings.busyPoll());
+        this.connections = new ClientConnection[settings.poolSize()];
+        for (int i = 0; i < this.connections.length; i++) {
+            int loop = this.loops.next();
+            this.connections[i] = new ClientConnection(this, settings, i, this.loops.loop(loop), loop);
+        }
+        this.encoding = new EncodingSession(settings.name(), settings.maxMessageSize());
+    }
+
+    /** A builder of a client that calls librpma through {@code rpma} ({@link Rpma#get()}). */
+    public static RpmaClientBuilder builder(Rpma rpma) {
+        return new RpmaClientBuilder(rpma);
+    }
+
+    static RpmaClient start(Rpma rpma, RpmaClientSettings settings, RpmaClientObserver observer,
+            @Nullable RpmaClientMessageListener listener) {
+        RpmaPeer peer = rpma.openPeer(settings.address(), PeerRole.CLIENT);
+        RpmaClient client;
+        try {
+            client = new RpmaClient(rpma, peer, settings, observer, listener);
+        }
+        catch (RuntimeException ex) {
+            peer.close();
+            throw ex;
+        }
+        client.loops.start();
+        for (ClientConnection connection : client.connections) {
+            connection.loop.execute(connection::open);
+        }
+        return client;
+    }
+
+    /** The name it was built with. */
+    public String name() {
+        return this.settings.name();
+    }
+
+    /** {@code address:port} of the server. */
+    public String server() {
+        return this.settings.server();
+    }
+
+    // ---------------------------------------------------------------- framed requests
+
+    /** A request to {@code route}; the future completes with the reply's payload. See {@link #request(String, byte[], RpmaRequestOptions)}. */
+    public CompletableFuture<byte[]> request(String route, byte[] payload) {
+        return request(route, payload, RpmaRequestOptions.DEFAULT);
+    }
+
+    /**
+     * A framed REQUEST to the server's handler of {@code route}. The future completes with the
+     * REPLY's payload, or fails with {@link RpmaRemoteErrorException} (an ERROR frame),
+     * {@link RpmaRequestTimeoutException}, {@link RpmaConnectionLostException},
+     * {@link RpmaConnectRejectedException} or {@link RpmaServerUnreachableException} (no connection
+     * could be made), {@link RpmaClientClosedException}.
+     *
+     * @throws IllegalArgumentException when the route or payload is longer than the framing takes
+     * @throws IllegalStateException in raw mode
+     */
+    public CompletableFuture<byte[]> request(String route, byte[] payload, RpmaRequestOptions options) {
+        requireMode(true, "request");
+        return dispatch(framed(PendingRequest.Kind.REQUEST, route, payload, options));
+    }
+
+    /**
+     * A request whose payload a codec encodes ({@code byte[]} as it is) and whose reply a codec
+     * decodes into {@code replyType} ({@code byte[]} as it is); the String codec is built in, more are
+     * added with {@link RpmaClientBuilder#codec}.
+     */
+    public <T> CompletableFuture<T> request(String route, Object value, Class<T> replyType) {
+        byte[] payload = encode(value);
+        RpmaMessageCodec decoder = (replyType == byte[].class) ? null : codecFor(replyType, false);
+        return request(route, payload).thenApply((reply) -> decode(reply, replyType, decoder));
+    }
+
+    /**
+     * {@link #request(String, byte[])}, waiting at most {@code timeout} for the reply (the request's
+     * timeout too).
+     *
+     * @throws RpmaClientException how it failed (the subclasses of {@link #request(String, byte[], RpmaRequestOptions)})
+     */
+    public byte[] requestBlocking(String route, byte[] payload, Duration timeout) {
+        return await(request(route, payload, RpmaRequestOptions.DEFAULT.withTimeout(timeout)), timeout);
+    }
+
+    /** A one-way framed MESSAGE to {@code route}; the future completes once it is posted. */
+    public CompletableFuture<Void> send(String route, byte[] payload) {
+        requireMode(true, "send(route, payload)");
+        return dispatch(framed(PendingRequest.Kind.MESSAGE, route, payload, RpmaRequestOptions.DEFAULT))
+            .thenApply((ignored) -> null);
+    }
+
+    // ---------------------------------------------------------------- raw messages
+
+    /** Raw mode: one message of {@code payload}; the future completes once it is posted. */
+    public CompletableFuture<Void> send(byte[] payload) {
+        requireMode(false, "send(payload)");
+        return dispatch(raw(PendingRequest.Kind.RAW_SEND, payload)).thenApply((ignored) -> null);
+    }
+
+    /**
+     * Raw mode: one message, answered by the next message the server sends on that connection (at most
+     * {@code raw-window} exchanges wait per connection, so the answers cannot be confused with one
+     * another if the server answers in order). Never retried.
+     */
+    public CompletableFuture<byte[]> exchange(byte[] payload) {
+        requireMode(false, "exchange");
+        return dispatch(raw(PendingRequest.Kind.RAW_EXCHANGE, payload));
+    }
+
+    // ---------------------------------------------------------------- connections
+
+    /** The established connection with the fewest requests in flight, for one-sided access. */
+    public RpmaClientConnection connection() {
+        ClientConnection chosen = choose(null, RpmaClientConnectionState.ESTABLISHED);
+        if (chosen == null) {
+            RpmaClientException why = lastFailure();
+            throw (why != null) ? why : new RpmaClientException(server(), "No connection to " + server()
+                    + " is established yet", null);
+        }
+        return chosen;
+    }
+
+    /** Every pooled connection, in pool order. */
+    public List<RpmaClientConnection> connections() {
+        return List.of(this.connections);
+    }
+
+    /** Requests and operations in flight or waiting, on every connection. */
+    public int inFlight() {
+        int sum = 0;
+        for (ClientConnection connection : this.connections) {
+            sum += connection.load.get();
+        }
+        return sum;
+    }
+
+    /** How many pooled connections are in each state. */
+    public Map<RpmaClientConnectionState, Integer> connectionStates() {
+        Map<RpmaClientConnectionState, Integer> states = new EnumMap<>(RpmaClientConnectionState.class);
+        for (RpmaClientConnectionState state : RpmaClientConnectionState.values()) {
+            states.put(state, 0);
+        }
+        for (ClientConnection connection : this.connections) {
+            states.merge(connection.state(), 1, Integer::sum);
+        }
+        return states;
+    }
+
+    /** Connection attempts after the first of each pooled connection. */
+    public long reconnects() {
+        return this.reconnects.get();
+    }
+
+    /**
+     * Closes the client once: requests and operations still pending fail with
+     * {@link RpmaClientClosedException}, each connection is disconnected and deleted (after its CLOSED,
+     * at most 3 s), the slots deregistered, the loops stopped and the peer deleted. Waits for it, a
+     * bounded time; idempotent.
+     */
+    @Override
+    public void close() {
+        if (!this.closing.compareAndSet(false, true)) {
+            return;
+        }
+        CountDownLatch closed = new CountDownLatch(this.connections.length);
+        for (ClientConnection connection : this.connections) {
+            if (!connection.loop.tryExecute(() -> connection.close(closed::countDown))) {
+                closed.countDown();
+            }
+        }
+        boolean clean = false;
+        try {
+            clean = closed.await(ClientConnection.DISCONNECT_TIMEOUT.toMillis() + 5000, TimeUnit.MILLISECONDS);
+            this.loops.shutdown();
+            clean &= this.loops.awaitTermination(Duration.ofSeconds(5));
+        }
+        catch (InterruptedException ex) {
+            Thread.currentThread().interrupt();
+        }
+        if (!clean) {
+            logger.error("RPMA client '{}' did not close its connections in time; its peer is left to the process's"
+                    + " exit", name());
+            return;
+        }
+        this.peer.close();
+    }
+
+    // ---------------------------------------------------------------- for the connections
+
+    Rpma rpma() {
+        return this.rpma;
+    }
+
+    RpmaPeer peer() {
+        return this.peer;
+    }
+
+    RpmaClientObserver observer() {
+        return this.observer;
+    }
+
+    @Nullable RpmaClientMessageListener messageListener() {
+        return this.listener;
+    }
+
+    boolean isClosing() {
+        return this.closing.get();
+    }
+
+    void reconnecting() {
+        this.reconnects.incrementAndGet();
+    }
+
+    void established(ClientConnection connection) {
+        logger.debug("Connection {} of RPMA client '{}' to {} is established", connection.index(), name(), server());
+    }
+
+    /**
+     * Gives {@code request}, held by {@code from} (on its loop), to another connection: an
+     * established one, else one that is connecting; with none, it fails with {@code why} or with why
+     * the pool's last attempt failed.
+     */
+    void elsewhere(PendingRequest request, ClientConnection from, @Nullable RpmaClientException why) {
+        ClientConnection target = this.closing.get() ? null : choose(from, RpmaClientConnectionState.ESTABLISHED);
+        if (target == null && !this.closing.get()) {
+            target = choose(from, RpmaClientConnectionState.CONNECTING);
+        }
+        RpmaClientException cause = (why != null) ? why : from.lastFailure();
+        if (target == null && !this.closing.get() && from.state() == RpmaClientConnectionState.BACKING_OFF
+                && (cause == null || cause instanceof RpmaConnectionLostException)) {
+            // lost, not refused: the connection is made again soon, and the request's timeout still runs
+            from.park(request);
+            return;
+        }
+        if (target == null) {
+            RpmaClientException failure = this.closing.get() ? new RpmaClientClosedException(server())
+                    : (cause != null) ? cause : failureWithoutConnection();
+            from.finish(request, ClientConnection.outcomeOf(failure), null, failure);
+            return;
+        }
+        from.dropTimer(request);
+        from.load.decrementAndGet();
+        target.load.incrementAndGet();
+        request.owner = target;
+        ClientConnection chosen = target;
+        if (!chosen.loop.tryExecute(() -> chosen.submit(request))) {
+            chosen.finish(request, RpmaClientObserver.Outcome.CLOSED, null, new RpmaClientClosedException(server()));
+        }
+    }
+
+    // ---------------------------------------------------------------- the rest
+
+    private CompletableFuture<byte[]> dispatch(PendingRequest request) {
+        ClientConnection target = this.closing.get() ? null : choose(null, RpmaClientConnectionState.ESTABLISHED);
+        if (target == null && !this.closing.get()) {
+            target = choose(null, RpmaClientConnectionState.CONNECTING);
+        }
+        if (target == null) {
+            RpmaClientException failure = this.closing.get() ? new RpmaClientClosedException(server())
+                    : failureWithoutConnection();
+            this.observer.requestCompleted(name(), ClientConnection.outcomeOf(failure), 0);
+            request.future.completeExceptionally(failure);
+            return request.future;
+        }
+        target.load.incrementAndGet();
+        request.owner = target;
+        ClientConnection chosen = target;
+        if (!chosen.loop.tryExecute(() -> chosen.submit(request))) {
+            chosen.load.decrementAndGet();
+            request.future.completeExceptionally(new RpmaClientClosedException(server()));
+        }
+        return request.future;
+    }
+
+    /** The connection in {@code state} with the fewest in flight, the next in turn among equals, other than {@code not}. */
+    private @Nullable ClientConnection choose(@Nullable ClientConnection not, RpmaClientConnectionState state) {
+        int size = this.connections.length;
+        int start = Math.floorMod(this.rotation.getAndIncrement(), size);
+        ClientConnection best = null;
+        for (int i = 0; i < size; i++) {
+            ClientConnection candidate = this.connections[(start + i) % size];
+            if (candidate != not && candidate.state() == state
+                    && (best == null || candidate.load.get() < best.load.get())) {
+                best = candidate;
+            }
+        }
+        return best;
+    }
+
+    private @Nullable RpmaClientException lastFailure() {
+        for (ClientConnection connection : this.connections) {
+            RpmaClientException failure = connection.lastFailure();
+            if (failure != null) {
+                return failure;
+            }
+        }
+        return null;
+    }
+
+    private RpmaClientException failureWithoutConnection() {
+        RpmaClientException last = lastFailure();
+        if (last instanceof RpmaConnectRejectedException rejected) {
+            return rejected;
+        }
+        if (last instanceof RpmaServerUnreachableException unreachable) {
+            return unreachable;
+        }
+        return new RpmaConnectionLostException(server(), "no connection is established or connecting (the pool"
+                + " connects again after its back-off)" + ((last != null) ? "; the last ended: " + last.getMessage() : ""),
+                last);
+    }
+
+    private PendingRequest framed(PendingRequest.Kind kind, String route, byte[] payload, RpmaRequestOptions options) {
+        byte[] routeBytes = route.getBytes(StandardCharsets.UTF_8);
+        if (routeBytes.length > RpmaFraming.MAX_ROUTE_LENGTH) {
+            throw new IllegalArgumentException("The route \"" + route + "\" is longer than "
+                    + RpmaFraming.MAX_ROUTE_LENGTH + " bytes (UTF-8)");
+        }
+        checkPayload(payload);
+        Duration timeout = (options.timeout() != null) ? options.timeout() : this.settings.requestTimeout();
+        return new PendingRequest(kind, routeBytes, route, payload.clone(), options.idempotent(), timeout);
+    }
+
+    private PendingRequest raw(PendingRequest.Kind kind, byte[] payload) {
+        checkPayload(payload);
+        if (payload.length == 0) {
+            throw new IllegalArgumentException("An empty message cannot be sent in raw mode: the server would see a"
+                    + " receive of 0 bytes");
+        }
+        return new PendingRequest(kind, new byte[0], "", payload.clone(), false, this.settings.requestTimeout());
+    }
+
+    private void checkPayload(byte[] payload) {
+        if (payload.length > this.settings.maxMessageSize()) {
+            throw new IllegalArgumentException("A payload of " + payload.length + " bytes is larger than the client's"
+                    + " max-message-size of " + this.settings.maxMessageSize() + " bytes");
+        }
+    }
+
+    private void requireMode(boolean framed, String method) {
+        if (this.settings.framed() != framed) {
+            throw new IllegalStateException("RPMA client '" + name() + "' is " + this.settings.mode() + "; " + method
+                    + " needs " + (framed ? "framed" : "raw") + " mode");
+        }
+    }
+
+    private byte[] encode(Object value) {
+        if (value instanceof byte[] bytes) {
+            return bytes;
+        }
+        RpmaMessageCodec codec = codecFor(value.getClass(), true);
+        ByteBuffer encoded = codec.encode(value, this.encoding);
+        byte[] bytes = new byte[encoded.remaining()];
+        encoded.get(encoded.position(), bytes);
+        return bytes;
+    }
+
+    private RpmaMessageCodec codecFor(Class<?> type, boolean encode) {
+        for (RpmaMessageCodec codec : this.settings.codecs()) {
+            if (encode ? codec.canEncode(type) : codec.canDecode(type)) {
+                return codec;
+            }
+        }
+        throw new IllegalArgumentException("No codec of RPMA client '" + name() + "' " + (encode ? "encodes " : "decodes ")
+                + type.getName() + "; add one with RpmaClientBuilder.codec(...)");
+    }
+
+    private static <T> T decode(byte[] reply, Class<T> type, @Nullable RpmaMessageCodec codec) {
+        if (codec == null) {
+            return type.cast(reply);
+        }
+        try {
+            return type.cast(codec.decode(ByteBuffer.wrap(reply).order(ByteOrder.LITTLE_ENDIAN), type));
+        }
+        catch (RpmaProtocolException ex) {
+            throw new IllegalStateException("The reply is not a " + type.getName() + ": " + ex.getMessage(), ex);
+        }
+    }
+
+    private byte[] await(CompletableFuture<byte[]> future, Duration timeout) {
+        try {
+            // the request's own timer fails it first; this bound only keeps a thread from waiting for ever
+            return future.get(timeout.toNanos() + TimeUnit.SECONDS.toNanos(5), TimeUnit.NANOSECONDS);
+        }
+        catch (ExecutionException ex) {
+            if (ex.getCause() instanceof RuntimeException runtime) {
+                throw runtime;
+            }
+            throw new RpmaClientException(server(), "The request failed: " + ex.getCause(), ex.getCause());
+        }
+        catch (TimeoutException ex) {
+            future.cancel(false);
+            throw new RpmaRequestTimeoutException(server(), "a blocking request", timeout);
+        }
+        catch (InterruptedException ex) {
+            Thread.currentThread().interrupt();
+            future.cancel(false);
+            throw new RpmaClientException(server(), "Interrupted while waiting for a reply from " + server(), ex);
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "RpmaClient[" + name() + " -> " + server() + ", " + this.settings.mode() + ", pool "
+                + this.connections.length + "]";
+    }
+}

@@ -1,0 +1,364 @@
+package dev.rpma.client;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.BooleanSupplier;
+
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+import dev.rpma.binding.Errno;
+import dev.rpma.binding.FlushType;
+import dev.rpma.binding.MemoryUsage;
+import dev.rpma.binding.PeerRole;
+import dev.rpma.binding.Rpma;
+import dev.rpma.binding.RpmaConnectionEvent;
+import dev.rpma.binding.RpmaError;
+import dev.rpma.binding.RpmaMemoryRegion;
+import dev.rpma.binding.RpmaPeer;
+import dev.rpma.binding.testing.FakeConnection;
+import dev.rpma.binding.testing.FakeLibRpma;
+import dev.rpma.binding.testing.PostedOperation;
+import dev.rpma.server.RpmaCommonData;
+import dev.rpma.server.RpmaFraming;
+import dev.rpma.server.RpmaWireMode;
+
+/**
+ * The client over the scripted fake, the server played by the test ({@link ScriptedServer}): connect,
+ * request and reply, correlation under reordering, the failures (reject, unreachable, timeout with
+ * the late reply dropped, loss with requests in flight), the pool's replacement of a lost connection
+ * on its back-off schedule, raw exchanges, one-sided operations, and that everything is freed.
+ */
+class RpmaClientTest {
+
+    private static final Duration WAIT = ScriptedServer.WAIT;
+
+    private final FakeLibRpma fake = new FakeLibRpma();
+
+    private final Recorder recorder = new Recorder();
+
+    private RpmaClient client;
+
+    @AfterEach
+    void everythingIsFreed() {
+        if (this.client != null) {
+            this.client.close();
+        }
+        this.fake.assertCleanAndClose();
+    }
+
+    private RpmaClientBuilder builder() {
+        return RpmaClient.builder(Rpma.using(this.fake)).name("orders").address("198.18.0.1").port(7204)
+            .receiveSlots(4).sendSlots(4).maxMessageSize(64).observer(this.recorder)
+            .backoff(Duration.ofMillis(1), 2.0, Duration.ofMillis(4));
+    }
+
+    private ScriptedServer connect(int index) {
+        await("connection " + index, () -> this.fake.connections().size() > index);
+        FakeConnection connection = this.fake.connections().get(index);
+        await("the client's HELLO", () -> !connection.sent().isEmpty());
+        ScriptedServer.Frame hello = ScriptedServer.Frame.of(connection.sent().get(0));
+        assertThat(hello.type()).isEqualTo(RpmaFraming.HELLO);
+        assertThat(hello.credits()).as("4 receives, one assumed by the server").isEqualTo(3);
+        return new ScriptedServer(connection).hello();
+    }
+
+    @Test
+    void aRequestGoesOutWithItsRouteAndItsReplyCompletesTheFuture() throws Exception {
+        this.client = builder().privateData("hi".getBytes(StandardCharsets.US_ASCII)).build();
+        ScriptedServer server = connect(0);
+        assertThat(server.connection().request().connectPrivateData()).asString().isEqualTo("hi");
+        CompletableFuture<String> reply = this.client.request("orders.create", "order 1", String.class);
+        ScriptedServer.Frame request = server.awaitRequests(1).get(0);
+        assertThat(request.route()).isEqualTo("orders.create");
+        assertThat(new String(request.payload(), StandardCharsets.UTF_8)).isEqualTo("order 1");
+        server.reply(request.requestId(), "created 1".getBytes(StandardCharsets.UTF_8));
+        assertThat(reply.get(10, TimeUnit.SECONDS)).isEqualTo("created 1");
+        assertThat(this.client.inFlight()).isZero();
+        assertThat(this.recorder.outcomes).containsExactly(RpmaClientObserver.Outcome.SUCCESS);
+    }
+
+    @Test
+    void repliesInAnotherOrderFindTheirRequests() throws Exception {
+        this.client = builder().build();
+        ScriptedServer server = connect(0);
+        List<CompletableFuture<byte[]>> replies = List.of(this.client.request("a", new byte[] { 1 }),
+                this.client.request("a", new byte[] { 2 }), this.client.request("a", new byte[] { 3 }));
+        List<ScriptedServer.Frame> requests = server.awaitRequests(3);
+        assertThat(requests).extracting(ScriptedServer.Frame::requestId).doesNotHaveDuplicates();
+        for (int i = 2; i >= 0; i--) {
+            ScriptedServer.Frame request = requests.get(i);
+            server.reply(request.requestId(), new byte[] { (byte) (request.payload()[0] * 10) });
+        }
+        assertThat(replies.get(0).get(10, TimeUnit.SECONDS)).containsExactly(10);
+        assertThat(replies.get(1).get(10, TimeUnit.SECONDS)).containsExactly(20);
+        assertThat(replies.get(2).get(10, TimeUnit.SECONDS)).containsExactly(30);
+    }
+
+    @Test
+    void anErrorFrameFailsOnlyItsRequest() throws Exception {
+        this.client = builder().build();
+        ScriptedServer server = connect(0);
+        CompletableFuture<byte[]> failing = this.client.request("fail", new byte[1]);
+        ScriptedServer.Frame request = server.awaitRequests(1).get(0);
+        server.error(request.requestId(), "handler failed: IllegalStateException");
+        assertThatThrownBy(() -> failing.get(10, TimeUnit.SECONDS)).cause().isInstanceOf(RpmaRemoteErrorException.class)
+            .hasMessageContaining("route \"fail\"").hasMessageContaining("IllegalStateException");
+        CompletableFuture<byte[]> next = this.client.request("echo", new byte[] { 7 });
+        server.reply(server.awaitRequests(2).get(1).requestId(), new byte[] { 7 });
+        assertThat(next.get(10, TimeUnit.SECONDS)).containsExactly(7);
+    }
+
+    @Test
+    void aRejectedConnectionFailsTheRequestsWaitingForItAndSaysTheServerMayBeOverloaded() {
+        this.fake.establishOnConnect(false);
+        this.client = builder().backoff(Duration.ofHours(1), 2.0, Duration.ofHours(1)).build();
+        await("the connection request", () -> this.fake.connections().size() == 1);
+        CompletableFuture<byte[]> waiting = this.client.request("a", new byte[1]);
+        this.fake.lastConnection().queueEvent(RpmaConnectionEvent.REJECTED);
+        assertThatThrownBy(() -> waiting.get(10, TimeUnit.SECONDS)).cause()
+            .isInstanceOf(RpmaConnectRejectedException.class).hasMessageContaining("198.18.0.1:7204")
+            .hasMessageContaining("overloaded").hasMessageContaining("paused");
+        await("the rejected connection deleted", () -> this.fake.lastConnection().isDeleted());
+        assertThatThrownBy(() -> this.client.request("a", new byte[1]).get(10, TimeUnit.SECONDS))
+            .as("while it backs off, a request fails at once with why").cause()
+            .isInstanceOf(RpmaConnectRejectedException.class);
+        assertThat(this.recorder.outcomes).containsOnly(RpmaClientObserver.Outcome.REJECTED);
+    }
+
+    @Test
+    void anUnreachableServerIsReportedWithLibrpmasFunctionAndCode() {
+        this.fake.failNext("rpma_conn_req_new", RpmaError.PROVIDER.code(), Errno.EIO);
+        this.client = builder().backoff(Duration.ofHours(1), 2.0, Duration.ofHours(1)).build();
+        await("the failed attempt", () -> this.client.connections().get(0).state() == RpmaClientConnectionState.BACKING_OFF);
+        assertThatThrownBy(() -> this.client.request("a", new byte[1]).get(10, TimeUnit.SECONDS)).cause()
+            .isInstanceOf(RpmaServerUnreachableException.class).hasMessageContaining("rpma_conn_req_new")
+            .satisfies((ex) -> {
+                RpmaClientException failure = (RpmaClientException) ex;
+                assertThat(failure.function()).isEqualTo("rpma_conn_req_new");
+                assertThat(failure.error()).isEqualTo(RpmaError.PROVIDER);
+            });
+        assertThat(this.fake.connections()).isEmpty();
+    }
+
+    @Test
+    void anUnreachableEventFailsTheWaitingRequests() {
+        this.fake.establishOnConnect(false);
+        this.client = builder().backoff(Duration.ofHours(1), 2.0, Duration.ofHours(1)).build();
+        await("the connection request", () -> this.fake.connections().size() == 1);
+        CompletableFuture<byte[]> waiting = this.client.request("a", new byte[1]);
+        this.fake.lastConnection().queueEvent(RpmaConnectionEvent.UNREACHABLE);
+        assertThatThrownBy(() -> waiting.get(10, TimeUnit.SECONDS)).cause()
+            .isInstanceOf(RpmaServerUnreachableException.class).hasMessageContaining("RPMA_CONN_UNREACHABLE");
+    }
+
+    @Test
+    void aTimedOutRequestFailsAndItsLateReplyIsDropped() throws Exception {
+        this.client = builder().build();
+        ScriptedServer server = connect(0);
+        CompletableFuture<byte[]> slow = this.client.request("slow", new byte[1],
+                RpmaRequestOptions.DEFAULT.withTimeout(Duration.ofMillis(50)));
+        ScriptedServer.Frame request = server.awaitRequests(1).get(0);
+        assertThatThrownBy(() -> slow.get(10, TimeUnit.SECONDS)).cause()
+            .isInstanceOf(RpmaRequestTimeoutException.class).hasMessageContaining("route \"slow\"");
+        server.reply(request.requestId(), new byte[] { 1 });
+        await("the late reply dropped", () -> this.recorder.lateReplies.get() == 1);
+        CompletableFuture<byte[]> next = this.client.request("fast", new byte[1]);
+        server.reply(server.awaitRequests(2).get(1).requestId(), new byte[] { 2 });
+        assertThat(next.get(10, TimeUnit.SECONDS)).as("the connection goes on").containsExactly(2);
+        assertThat(this.client.inFlight()).isZero();
+    }
+
+    @Test
+    void aLostConnectionFailsItsRequestsInFlightResendsOnlyTheIdempotentOneAndIsReplaced() throws Exception {
+        this.client = builder().build();
+        ScriptedServer first = connect(0);
+        CompletableFuture<byte[]> plain = this.client.request("create", new byte[] { 1 });
+        CompletableFuture<byte[]> other = this.client.request("create", new byte[] { 2 });
+        CompletableFuture<byte[]> idempotent = this.client.request("get", new byte[] { 3 },
+                RpmaRequestOptions.idempotentRequest());
+        first.awaitRequests(3);
+        first.connection().peerDisconnects();
+        assertThatThrownBy(() -> plain.get(10, TimeUnit.SECONDS)).cause()
+            .isInstanceOf(RpmaConnectionLostException.class).hasMessageContaining("RPMA_CONN_CLOSED");
+        assertThatThrownBy(() -> other.get(10, TimeUnit.SECONDS)).cause().isInstanceOf(RpmaConnectionLostException.class);
+        assertThat(first.connection().awaitDeleted(WAIT)).isTrue();
+
+        ScriptedServer second = connect(1);
+        List<ScriptedServer.Frame> resent = second.awaitRequests(1);
+        assertThat(resent).singleElement().satisfies((frame) -> {
+            assertThat(frame.route()).isEqualTo("get");
+            assertThat(frame.payload()).containsExactly(3);
+        });
+        second.reply(resent.get(0).requestId(), new byte[] { 33 });
+        assertThat(idempotent.get(10, TimeUnit.SECONDS)).containsExactly(33);
+        Thread.sleep(20);
+        assertThat(second.requests()).as("the others are never sent again").hasSize(1);
+        assertThat(this.client.reconnects()).isEqualTo(1);
+        assertThat(this.recorder.outcomes).containsExactlyInAnyOrder(RpmaClientObserver.Outcome.LOST,
+                RpmaClientObserver.Outcome.LOST, RpmaClientObserver.Outcome.SUCCESS);
+    }
+
+    @Test
+    void failedAttemptsBackOffExponentiallyUpToTheMaximumThenTheConnectionIsMade() throws Exception {
+        for (int i = 0; i < 4; i++) {
+            this.fake.failNext("rpma_conn_req_new", RpmaError.PROVIDER.code(), Errno.EIO);
+        }
+        this.client = builder().build();
+        ScriptedServer server = connect(0);
+        assertThat(this.recorder.delays).containsExactly(Duration.ofMillis(1), Duration.ofMillis(2), Duration.ofMillis(4),
+                Duration.ofMillis(4));
+        assertThat(this.recorder.attempts).containsExactly(1, 2, 3, 4);
+        assertThat(this.client.reconnects()).isEqualTo(4);
+        await("established", () -> this.client.connectionStates().get(RpmaClientConnectionState.ESTABLISHED) == 1);
+
+        server.connection().peerDisconnects();
+        ScriptedServer replaced = connect(1);
+        assertThat(this.recorder.delays).as("an established connection starts the schedule again").last()
+            .isEqualTo(Duration.ofMillis(1));
+        CompletableFuture<byte[]> reply = this.client.request("a", new byte[1]);
+        replaced.reply(replaced.awaitRequests(1).get(0).requestId(), new byte[] { 5 });
+        assertThat(reply.get(10, TimeUnit.SECONDS)).containsExactly(5);
+    }
+
+    @Test
+    void requestsSpreadOverThePoolByLeastInFlight() {
+        this.client = builder().poolSize(2).build();
+        ScriptedServer a = connect(0);
+        ScriptedServer b = connect(1);
+        await("both established", () -> this.client.connectionStates().get(RpmaClientConnectionState.ESTABLISHED) == 2);
+        for (int i = 0; i < 6; i++) {
+            this.client.request("a", new byte[] { (byte) i });
+        }
+        await("six requests sent", () -> a.requests().size() + b.requests().size() == 6);
+        assertThat(a.requests()).hasSize(3);
+        assertThat(b.requests()).hasSize(3);
+    }
+
+    @Test
+    void aRawClientExchangesWholeMessages() throws Exception {
+        this.client = builder().mode(RpmaWireMode.RAW).build();
+        await("the connection", () -> this.client.connectionStates().get(RpmaClientConnectionState.ESTABLISHED) == 1);
+        FakeConnection connection = this.fake.lastConnection();
+        CompletableFuture<byte[]> first = this.client.exchange(ByteBuffer.allocate(8).putLong(0, 41).array());
+        CompletableFuture<byte[]> second = this.client.exchange(ByteBuffer.allocate(8).putLong(0, 43).array());
+        await("the first message", () -> connection.sent().size() == 1);
+        assertThat(connection.sent().get(0)).hasSize(8);
+        Thread.sleep(20);
+        assertThat(connection.sent()).as("a raw window of one: the second waits for the first's answer").hasSize(1);
+        connection.deliver(ByteBuffer.allocate(8).putLong(0, 42).array());
+        assertThat(ByteBuffer.wrap(first.get(10, TimeUnit.SECONDS)).getLong()).isEqualTo(42);
+        await("the second message", () -> connection.sent().size() == 2);
+        connection.deliver(ByteBuffer.allocate(8).putLong(0, 44).array());
+        assertThat(ByteBuffer.wrap(second.get(10, TimeUnit.SECONDS)).getLong()).isEqualTo(44);
+        assertThatThrownBy(() -> this.client.request("a", new byte[1])).isInstanceOf(IllegalStateException.class);
+    }
+
+    @Test
+    void oneSidedOperationsUseTheRegionOfTheAcceptsCommonDataAndCompleteOnTheirCompletions() throws Exception {
+        this.fake.establishOnConnect(false);
+        RpmaPeer serverPeer = Rpma.using(this.fake).openPeer("198.18.0.1", PeerRole.SERVER);
+        ByteBuffer serverMemory = ByteBuffer.allocateDirect(64);
+        try (serverPeer; RpmaMemoryRegion exposed = serverPeer.register(serverMemory, MemoryUsage.READ_SRC,
+                MemoryUsage.WRITE_DST)) {
+            this.client = builder().mode(RpmaWireMode.RAW).build();
+            await("the connection request", () -> this.fake.connections().size() == 1);
+            FakeConnection connection = this.fake.lastConnection();
+            connection.privateData(RpmaCommonData.of(exposed.descriptor()).encode());
+            connection.queueEvent(RpmaConnectionEvent.ESTABLISHED);
+            await("established", () -> this.client.connectionStates().get(RpmaClientConnectionState.ESTABLISHED) == 1);
+            RpmaClientConnection pooled = this.client.connection();
+            assertThat(pooled.commonData()).isNotNull();
+
+            ByteBuffer local = ByteBuffer.allocateDirect(64);
+            RpmaPeer clientPeer = Rpma.using(this.fake).openPeer("198.18.0.1", PeerRole.CLIENT);
+            try (clientPeer; RpmaMemoryRegion mine = clientPeer.register(local, MemoryUsage.READ_DST,
+                    MemoryUsage.WRITE_SRC)) {
+                CompletableFuture<Void> read = pooled.read(mine, 0, 8, 16);
+                CompletableFuture<Void> flush = pooled.flush(0, 64, FlushType.VISIBILITY);
+                await("both posted", () -> connection.posted().stream()
+                    .filter((op) -> !op.function().equals("rpma_recv")).count() == 2);
+                List<PostedOperation> posted = connection.posted().stream()
+                    .filter((op) -> op.function().startsWith("rpma_read") || op.function().equals("rpma_flush")).toList();
+                assertThat(posted).extracting(PostedOperation::function).containsExactly("rpma_read", "rpma_flush");
+                assertThat(read).isNotDone();
+                for (PostedOperation op : posted) {
+                    connection.completionQueue().queueSuccess(op.context(), 2, 0);
+                }
+                read.get(10, TimeUnit.SECONDS);
+                flush.get(10, TimeUnit.SECONDS);
+                assertThat(pooled.inFlight()).isZero();
+                this.client.close();
+            }
+        }
+    }
+
+    @Test
+    void closeFailsWhatIsPendingAndFreesEverythingOnce() {
+        this.client = builder().poolSize(2).build();
+        ScriptedServer server = connect(0);
+        connect(1);
+        CompletableFuture<byte[]> pending = this.client.request("a", new byte[1]);
+        await("sent", () -> this.client.inFlight() == 1);
+        this.client.close();
+        this.client.close();
+        assertThatThrownBy(() -> pending.get(10, TimeUnit.SECONDS)).cause().isInstanceOf(RpmaClientClosedException.class);
+        assertThat(server.connection().disconnects()).isEqualTo(1);
+        assertThatThrownBy(() -> this.client.request("a", new byte[1]).get(10, TimeUnit.SECONDS)).cause()
+            .isInstanceOf(RpmaClientClosedException.class);
+        assertThat(this.client.connectionStates()).containsEntry(RpmaClientConnectionState.CLOSED, 2);
+    }
+
+    @Test
+    void aBlockingRequestThrowsHowItFailed() {
+        this.fake.establishOnConnect(false);
+        this.client = builder().build();
+        await("the connection request", () -> this.fake.connections().size() == 1);
+        assertThatThrownBy(() -> this.client.requestBlocking("a", new byte[1], Duration.ofMillis(30)))
+            .isInstanceOf(RpmaRequestTimeoutException.class);
+    }
+
+    private void await(String what, BooleanSupplier condition) {
+        if (!this.fake.await(WAIT, condition)) {
+            throw new AssertionError("Waited " + WAIT + " for " + what);
+        }
+    }
+
+    /** Records what the client reports. */
+    static final class Recorder implements RpmaClientObserver {
+
+        final List<Outcome> outcomes = new CopyOnWriteArrayList<>();
+
+        final List<Duration> delays = new CopyOnWriteArrayList<>();
+
+        final List<Integer> attempts = new CopyOnWriteArrayList<>();
+
+        final AtomicInteger lateReplies = new AtomicInteger();
+
+        @Override
+        public void requestCompleted(String client, Outcome outcome, long nanos) {
+            this.outcomes.add(outcome);
+        }
+
+        @Override
+        public void reconnectScheduled(String client, int attempt, Duration delay) {
+            this.attempts.add(attempt);
+            this.delays.add(delay);
+        }
+
+        @Override
+        public void lateReplyDropped(String client) {
+            this.lateReplies.incrementAndGet();
+        }
+    }
+}

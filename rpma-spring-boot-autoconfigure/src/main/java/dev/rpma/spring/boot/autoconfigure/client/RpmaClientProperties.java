@@ -1,0 +1,246 @@
+package dev.rpma.spring.boot.autoconfigure.client;
+
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.Map;
+
+import org.jspecify.annotations.Nullable;
+import org.springframework.boot.context.properties.ConfigurationProperties;
+
+import dev.rpma.client.RpmaClientBuilder;
+import dev.rpma.server.RpmaWireMode;
+
+/**
+ * RDMA clients: one {@code RpmaClient} bean per server under {@code rpma.client.servers.<name>}.
+ */
+@ConfigurationProperties("rpma.client")
+public class RpmaClientProperties {
+
+    /**
+     * Servers to call, by name: an RpmaClient bean each, named after the server with the suffix RpmaClient
+     * (orders: ordersRpmaClient) and qualified with the server's name (@Qualifier("orders")).
+     */
+    private final Map<String, Server> servers = new LinkedHashMap<>();
+
+    public Map<String, Server> getServers() {
+        return this.servers;
+    }
+
+    /** One server's client: where it is, its pool, its timeouts, its slots and its back-off. */
+    public static class Server {
+
+        /** IP address of the server, reachable over RDMA (required). */
+        private @Nullable String address;
+
+        /** Port of the server's endpoint. */
+        private int port = 7204;
+
+        /** Private data of each connection request, as UTF-8 text (at most 56 bytes). */
+        private String privateData = "";
+
+        /** Connections kept open to the server. */
+        private int poolSize = 1;
+
+        /** Longest wait for a connection to be established. */
+        private Duration connectTimeout = Duration.ofSeconds(5);
+
+        /** Longest wait for a reply. */
+        private Duration requestTimeout = Duration.ofSeconds(10);
+
+        /** Receives posted per connection. */
+        private int receiveSlots = 16;
+
+        /** Sends in flight per connection, at most 64. */
+        private int sendSlots = 16;
+
+        /** Largest payload sent or received; as the server's max-message-size. */
+        private int maxMessageSize = 4096;
+
+        /** The server's wire mode. */
+        private RpmaWireMode mode = RpmaWireMode.FRAMED;
+
+        /** Raw mode: exchanges awaiting their reply per connection, at most. */
+        private int rawWindow = 1;
+
+        /** One-sided operations in flight per connection, at most; more wait. */
+        private int oneSidedDepth = 16;
+
+        /** How often an idempotent request is sent again after its connection was lost. */
+        private int maxRetries = 1;
+
+        /** Wait before the first attempt to connect again after a failure. */
+        private Duration backoffInitial = Duration.ofMillis(100);
+
+        /** Factor by which the wait grows after each failure in a row. */
+        private double backoffMultiplier = 2.0;
+
+        /** Longest wait between attempts. */
+        private Duration backoffMax = Duration.ofSeconds(10);
+
+        /** Event loops of the client's connections. */
+        private int eventLoops = 1;
+
+        /** How long a loop keeps polling after work before it sleeps; 0 sleeps at once. */
+        private Duration busyPoll = Duration.ZERO;
+
+        /** Applies these settings to {@code builder}. */
+        public RpmaClientBuilder applyTo(RpmaClientBuilder builder, String name) {
+            if (this.address == null || this.address.isBlank()) {
+                throw new IllegalArgumentException("rpma.client.servers." + name + ".address is not set: the IP address"
+                        + " of the server, reachable over RDMA");
+            }
+            return builder.name(name).address(this.address).port(this.port)
+                .privateData(this.privateData.getBytes(StandardCharsets.UTF_8)).poolSize(this.poolSize)
+                .connectTimeout(this.connectTimeout).requestTimeout(this.requestTimeout).receiveSlots(this.receiveSlots)
+                .sendSlots(this.sendSlots).maxMessageSize(this.maxMessageSize).mode(this.mode).rawWindow(this.rawWindow)
+                .oneSidedDepth(this.oneSidedDepth).maxRetries(this.maxRetries)
+                .backoff(this.backoffInitial, this.backoffMultiplier, this.backoffMax).eventLoops(this.eventLoops)
+                .busyPoll(this.busyPoll);
+        }
+
+        public @Nullable String getAddress() {
+            return this.address;
+        }
+
+        public void setAddress(@Nullable String address) {
+            this.address = address;
+        }
+
+        public int getPort() {
+            return this.port;
+        }
+
+        public void setPort(int port) {
+            this.port = port;
+        }
+
+        public String getPrivateData() {
+            return this.privateData;
+        }
+
+        public void setPrivateData(String privateData) {
+            this.privateData = privateData;
+        }
+
+        public int getPoolSize() {
+            return this.poolSize;
+        }
+
+        public void setPoolSize(int poolSize) {
+            this.poolSize = poolSize;
+        }
+
+        public Duration getConnectTimeout() {
+            return this.connectTimeout;
+        }
+
+        public void setConnectTimeout(Duration connectTimeout) {
+            this.connectTimeout = connectTimeout;
+        }
+
+        public Duration getRequestTimeout() {
+            return this.requestTimeout;
+        }
+
+        public void setRequestTimeout(Duration requestTimeout) {
+            this.requestTimeout = requestTimeout;
+        }
+
+        public int getReceiveSlots() {
+            return this.receiveSlots;
+        }
+
+        public void setReceiveSlots(int receiveSlots) {
+            this.receiveSlots = receiveSlots;
+        }
+
+        public int getSendSlots() {
+            return this.sendSlots;
+        }
+
+        public void setSendSlots(int sendSlots) {
+            this.sendSlots = sendSlots;
+        }
+
+        public int getMaxMessageSize() {
+            return this.maxMessageSize;
+        }
+
+        public void setMaxMessageSize(int maxMessageSize) {
+            this.maxMessageSize = maxMessageSize;
+        }
+
+        public RpmaWireMode getMode() {
+            return this.mode;
+        }
+
+        public void setMode(RpmaWireMode mode) {
+            this.mode = mode;
+        }
+
+        public int getRawWindow() {
+            return this.rawWindow;
+        }
+
+        public void setRawWindow(int rawWindow) {
+            this.rawWindow = rawWindow;
+        }
+
+        public int getOneSidedDepth() {
+            return this.oneSidedDepth;
+        }
+
+        public void setOneSidedDepth(int oneSidedDepth) {
+            this.oneSidedDepth = oneSidedDepth;
+        }
+
+        public int getMaxRetries() {
+            return this.maxRetries;
+        }
+
+        public void setMaxRetries(int maxRetries) {
+            this.maxRetries = maxRetries;
+        }
+
+        public Duration getBackoffInitial() {
+            return this.backoffInitial;
+        }
+
+        public void setBackoffInitial(Duration backoffInitial) {
+            this.backoffInitial = backoffInitial;
+        }
+
+        public double getBackoffMultiplier() {
+            return this.backoffMultiplier;
+        }
+
+        public void setBackoffMultiplier(double backoffMultiplier) {
+            this.backoffMultiplier = backoffMultiplier;
+        }
+
+        public Duration getBackoffMax() {
+            return this.backoffMax;
+        }
+
+        public void setBackoffMax(Duration backoffMax) {
+            this.backoffMax = backoffMax;
+        }
+
+        public int getEventLoops() {
+            return this.eventLoops;
+        }
+
+        public void setEventLoops(int eventLoops) {
+            this.eventLoops = eventLoops;
+        }
+
+        public Duration getBusyPoll() {
+            return this.busyPoll;
+        }
+
+        public void setBusyPoll(Duration busyPoll) {
+            this.busyPoll = busyPoll;
+        }
+    }
+}

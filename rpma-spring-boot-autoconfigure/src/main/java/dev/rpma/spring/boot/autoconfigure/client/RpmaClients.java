@@ -1,0 +1,67 @@
+package dev.rpma.spring.boot.autoconfigure.client;
+
+import java.util.List;
+import java.util.function.Supplier;
+
+import dev.rpma.binding.Rpma;
+import dev.rpma.client.RpmaClient;
+import dev.rpma.client.RpmaClientBuilder;
+import dev.rpma.client.RpmaClientObserver;
+import dev.rpma.server.RpmaMessageCodec;
+
+/**
+ * Makes RDMA clients with the application's librpma, codecs and metrics: the configured servers'
+ * ({@code rpma.client.servers.<name>}, made as beans), and servers known only at run time
+ * ({@link #builder(String)}; the caller closes those).
+ */
+public final class RpmaClients {
+
+    /** Asked only when a client is made: an application without clients needs no librpma for this bean. */
+    private final Supplier<Rpma> rpma;
+
+    private final List<RpmaMessageCodec> codecs;
+
+    private final RpmaClientObserver observer;
+
+    private final RpmaClientProperties properties;
+
+    private final List<Listener> listeners;
+
+    /** Told of each client {@link #create} makes (metrics bind its gauges). */
+    @FunctionalInterface
+    public interface Listener {
+
+        void created(RpmaClient client);
+    }
+
+    public RpmaClients(Supplier<Rpma> rpma, List<RpmaMessageCodec> codecs, RpmaClientObserver observer,
+            RpmaClientProperties properties, List<Listener> listeners) {
+        this.rpma = rpma;
+        this.codecs = List.copyOf(codecs);
+        this.observer = observer;
+        this.properties = properties;
+        this.listeners = List.copyOf(listeners);
+    }
+
+    /** A builder for a client named {@code name}, with the application's codecs and metrics. */
+    public RpmaClientBuilder builder(String name) {
+        RpmaClientBuilder builder = RpmaClient.builder(this.rpma.get()).name(name).observer(this.observer);
+        this.codecs.forEach(builder::codec);
+        return builder;
+    }
+
+    /**
+     * The client of {@code rpma.client.servers.<name>}, built now (the bean of that name is one such
+     * client; each call makes another, which the caller closes).
+     */
+    public RpmaClient create(String name) {
+        RpmaClientProperties.Server server = this.properties.getServers().get(name);
+        if (server == null) {
+            throw new IllegalArgumentException("No server '" + name + "' under rpma.client.servers; configured: "
+                    + this.properties.getServers().keySet());
+        }
+        RpmaClient client = server.applyTo(builder(name), name).build();
+        this.listeners.forEach((listener) -> listener.created(client));
+        return client;
+    }
+}
