@@ -229,6 +229,8 @@ final class RpmaConfigurationReference {
                 return "boolean";
             case "java.lang.Integer", "int":
                 return "integer";
+            case "java.lang.Double", "double":
+                return "number";
             case "java.lang.String":
                 return "string";
             case "java.time.Duration":
@@ -240,6 +242,11 @@ final class RpmaConfigurationReference {
             default:
                 if (type.startsWith("java.util.List<") && load(type.substring(15, type.length() - 1)).isEnum()) {
                     return "list of names";
+                }
+                if (type.startsWith("java.util.List<") && load(type.substring(15, type.length() - 1)).isRecord()) {
+                    // a list of small records (the admission keys): each item's properties, as written in YAML
+                    return "list of (" + Arrays.stream(load(type.substring(15, type.length() - 1)).getRecordComponents())
+                        .map((component) -> dashed(component.getName())).collect(Collectors.joining(", ")) + ")";
                 }
                 Class<?> enumType = load(type);
                 if (!enumType.isEnum()) {
