@@ -28,7 +28,8 @@ import dev.rpma.server.loop.RpmaEventLoop;
  *
  * <p>It takes the request the endpoint's fd announces and, when the fd shows another, a burst until
  * librpma has none, up to {@value #REQUESTS_PER_READINESS} per readiness (and looks once per poll
- * interval without one, since librdmacm may swallow a readiness); reserves each request a place under the endpoint's connection limit; and hands it to the
+ * interval without one, since librdmacm may swallow a readiness); lets the endpoint's admission step
+ * and request-rate limit refuse it; reserves each request a place under the endpoint's connection limit; and hands it to the
  * connection handler, on a handler thread through the bounded queue or on this thread for an inline
  * handler. Decisions come back here, those of handler threads in batches: a connect gets the
  * session's slots, its receives posted, the accept, and an event loop; a reject is carried out; a

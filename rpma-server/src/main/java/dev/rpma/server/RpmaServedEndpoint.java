@@ -180,8 +180,9 @@ public final class RpmaServedEndpoint {
         RpmaEndpointSettings.Limits limits = this.context.settings.limits();
         RpmaEndpointSettings.RequestRate rate = limits.requestRate();
         return handlers + ", " + messages + ", at most " + limits.maxConnections() + " connections"
-                + ((rate != null) ? ", at most " + rate.perSecond() + " requests a second (bursts of " + rate.burst() + ")"
-                        : "")
+                + ((rate != null) ? ", at most " + ((rate.perSecond() == Math.rint(rate.perSecond()))
+                        ? String.valueOf((long) rate.perSecond()) : String.valueOf(rate.perSecond()))
+                        + " requests a second (bursts of " + rate.burst() + ")" : "")
                 + ((this.admission != null) ? ", admission by " + this.admission : "");
     }
 
