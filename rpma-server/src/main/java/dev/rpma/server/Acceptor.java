@@ -29,11 +29,11 @@ import dev.rpma.server.loop.RpmaEventLoop;
  * <p>It takes the request the endpoint's fd announces and, when the fd shows another, a burst until
  * librpma has none, up to {@value #REQUESTS_PER_READINESS} per readiness (and looks once per poll
  * interval without one, since librdmacm may swallow a readiness); lets the endpoint's admission step
- * and request-rate limit refuse it; reserves each request a place under the endpoint's connection limit; and hands it to the
- * connection handler, on a handler thread through the bounded queue or on this thread for an inline
- * handler. Decisions come back here, those of handler threads in batches: a connect gets the
- * session's slots, its receives posted, the accept, and an event loop; a reject is carried out; a
- * request undecided at its deadline is rejected.
+ * and request-rate limit refuse it; reserves each request a place under the endpoint's connection
+ * limit; and hands it to the connection handler, on a handler thread through the bounded queue or
+ * on this thread for an inline handler. Decisions come back here, those of handler threads in
+ * batches: a connect gets the session's slots, its receives posted, the accept, and an event loop; a
+ * reject is carried out; a request undecided at its deadline is rejected.
  *
  * <p>Outcomes of {@code rpma_ep_next_conn_req}: a request; nothing ({@code null}); {@code RPMA_E_INVAL}
  * (an event that was not a request) is counted and the acceptor goes on; {@code RPMA_E_PROVIDER} and
@@ -367,7 +367,8 @@ final class Acceptor implements RpmaEventLoop.IoHandler {
             try {
                 decision = admission.admit(endpointName(), incoming.request.privateData());
             }
-            catch (RuntimeException ex) {
+            catch (Throwable ex) {
+                // as a handler's failure: the request is still rejected, so nothing native is left behind
                 this.context.warnings.warn("The admission step " + admission + " of endpoint '" + endpointName()
                         + "' failed; the request was rejected as unauthenticated", ex);
                 return RejectReason.UNAUTHENTICATED;
