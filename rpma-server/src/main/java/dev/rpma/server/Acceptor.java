@@ -28,11 +28,12 @@ import dev.rpma.server.loop.RpmaEventLoop;
  *
  * <p>It takes the request the endpoint's fd announces and, when the fd shows another, a burst until
  * librpma has none, up to {@value #REQUESTS_PER_READINESS} per readiness (and looks once per poll
- * interval without one, since librdmacm may swallow a readiness); reserves each request a place under the endpoint's connection limit; and hands it to the
- * connection handler, on a handler thread through the bounded queue or on this thread for an inline
- * handler. Decisions come back here, those of handler threads in batches: a connect gets the
- * session's slots, its receives posted, the accept, and an event loop; a reject is carried out; a
- * request undecided at its deadline is rejected.
+ * interval without one, since librdmacm may swallow a readiness); lets the endpoint's admission step
+ * and request-rate limit refuse it; reserves each request a place under the endpoint's connection
+ * limit; and hands it to the connection handler, on a handler thread through the bounded queue or
+ * on this thread for an inline handler. Decisions come back here, those of handler threads in
+ * batches: a connect gets the session's slots, its receives posted, the accept, and an event loop; a
+ * reject is carried out; a request undecided at its deadline is rejected.
  *
  * <p>Outcomes of {@code rpma_ep_next_conn_req}: a request; nothing ({@code null}); {@code RPMA_E_INVAL}
  * (an event that was not a request) is counted and the acceptor goes on; {@code RPMA_E_PROVIDER} and
@@ -75,6 +76,12 @@ final class Acceptor implements RpmaEventLoop.IoHandler {
     private final boolean sharedReceives;
 
     private final RpmaRequestHandler handler;
+
+    /** {@code null}: every request goes on to the handler. */
+    private final @Nullable RpmaAdmission admission;
+
+    /** {@code null}: no request-rate limit. Loop thread only. */
+    private final @Nullable RequestRateLimiter rateLimiter;
 
     private final RpmaEventLoop loop;
 
@@ -122,13 +129,16 @@ final class Acceptor implements RpmaEventLoop.IoHandler {
     private long deadlineTimerAt;
 
     Acceptor(EndpointContext context, RpmaEndpoint endpoint, @Nullable RpmaConnectionConfig[] requestConfigs,
-            RpmaRequestHandler handler, RpmaEventLoop loop, @Nullable HandlerPool pool, RpmaRegions regions,
-            RpmaCompletions[] batches) {
+            RpmaRequestHandler handler, @Nullable RpmaAdmission admission, RpmaEventLoop loop, @Nullable HandlerPool pool,
+            RpmaRegions regions, RpmaCompletions[] batches) {
         this.context = context;
         this.endpoint = endpoint;
         this.requestConfigs = requestConfigs;
         this.sharedReceives = context.shared != null;
         this.handler = handler;
+        this.admission = admission;
+        RpmaEndpointSettings.RequestRate rate = context.settings.limits().requestRate();
+        this.rateLimiter = (rate != null) ? new RequestRateLimiter(rate, System.nanoTime()) : null;
         this.loop = loop;
         this.pool = pool;
         this.regions = regions;
@@ -320,6 +330,11 @@ final class Acceptor implements RpmaEventLoop.IoHandler {
             incoming.rejectIfPending(RejectReason.PAUSED);
             return;
         }
+        RejectReason refused = admit(incoming, now);
+        if (refused != null) {
+            incoming.rejectIfPending(refused);
+            return;
+        }
         if (!this.context.registry.reserve()) {
             incoming.rejectIfPending(RejectReason.CAPACITY);
             return;
@@ -337,6 +352,35 @@ final class Acceptor implements RpmaEventLoop.IoHandler {
         // is carried out on this thread, after this, and dropDecided then forgets it
         this.pending.add(incoming);
         scheduleDeadline(incoming.deadlineNanos);
+    }
+
+    /**
+     * The admission step, then the request-rate limit: on this thread, before the request takes a place
+     * under the limit, a queue slot or a handler thread, so that a refused request costs its reject and
+     * no more. The limit comes second, so that requests the step refuses use up none of the permits of
+     * those it admits. Returns why the request is refused, or {@code null}.
+     */
+    private @Nullable RejectReason admit(RpmaIncomingRequest incoming, long now) {
+        RpmaAdmission admission = this.admission;
+        if (admission != null) {
+            RpmaAdmission.Decision decision;
+            try {
+                decision = admission.admit(endpointName(), incoming.request.privateData());
+            }
+            catch (Throwable ex) {
+                // as a handler's failure: the request is still rejected, so nothing native is left behind
+                this.context.warnings.warn("The admission step " + admission + " of endpoint '" + endpointName()
+                        + "' failed; the request was rejected as unauthenticated", ex);
+                return RejectReason.UNAUTHENTICATED;
+            }
+            if (!decision.isAdmitted()) {
+                RejectReason reason = decision.rejectReason();
+                return (reason != null) ? reason : RejectReason.UNAUTHENTICATED;
+            }
+            incoming.admittedPrivateData = decision.privateDataUnsafe();
+        }
+        RequestRateLimiter limiter = this.rateLimiter;
+        return (limiter != null && !limiter.tryAcquire(now)) ? RejectReason.RATE_LIMITED : null;
     }
 
     // ---------------------------------------------------------------- decisions

@@ -18,7 +18,14 @@ public enum RejectReason {
     /** Accepting is paused. */
     PAUSED,
     /** The endpoint was stopping. */
-    SHUTDOWN;
+    SHUTDOWN,
+    /** The endpoint's admission step refused it (see {@link RpmaAdmission}): a missing, wrong, expired or replayed token. */
+    UNAUTHENTICATED,
+    /**
+     * The endpoint's request-rate limit ({@link RpmaEndpointSettings.Limits#requestRate()}) was reached, or its
+     * admission step said so.
+     */
+    RATE_LIMITED;
 
     /** Lower-case tag value. */
     public String tag() {

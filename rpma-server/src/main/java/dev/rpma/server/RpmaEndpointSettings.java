@@ -3,6 +3,8 @@ package dev.rpma.server;
 import java.time.Duration;
 import java.util.Objects;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * Everything one listening endpoint needs, independent of how it was configured.
  *
@@ -210,8 +212,10 @@ public record RpmaEndpointSettings(String name, String address, int port, Accept
      * @param maxConnections connections at once, counting requests being decided; past it requests are
      *     rejected as {@link RejectReason#CAPACITY}
      * @param idleTimeout a session that received no message for this long is disconnected; zero: never
+     * @param requestRate how many connection requests the endpoint lets through to the connection handler;
+     *     past it requests are rejected at once as {@link RejectReason#RATE_LIMITED}; {@code null}: no limit
      */
-    public record Limits(int maxConnections, Duration idleTimeout) {
+    public record Limits(int maxConnections, Duration idleTimeout, @Nullable RequestRate requestRate) {
 
         public static final int DEFAULT_MAX_CONNECTIONS = 1024;
 
@@ -225,6 +229,42 @@ public record RpmaEndpointSettings(String name, String address, int port, Accept
             if (idleTimeout.isNegative()) {
                 throw new IllegalArgumentException("idleTimeout must not be negative, not " + idleTimeout);
             }
+        }
+
+        /** Limits without a request-rate limit. */
+        public Limits(int maxConnections, Duration idleTimeout) {
+            this(maxConnections, idleTimeout, null);
+        }
+
+        public Limits withRequestRate(@Nullable RequestRate requestRate) {
+            return new Limits(this.maxConnections, this.idleTimeout, requestRate);
+        }
+    }
+
+    /**
+     * A token bucket of connection requests: it holds up to {@code burst} permits and gains
+     * {@code perSecond} a second; a request takes one, and one that finds none is rejected as
+     * {@link RejectReason#RATE_LIMITED}. Checked on the acceptor thread after the admission step
+     * ({@link RpmaAdmission}), so that requests it refused use up no permits, and before anything is
+     * reserved for the request.
+     *
+     * @param perSecond permits gained a second, positive
+     * @param burst most permits held, so most requests let through at once after a quiet time; at least 1
+     */
+    public record RequestRate(double perSecond, int burst) {
+
+        public RequestRate {
+            if (!(perSecond > 0) || Double.isInfinite(perSecond)) {
+                throw new IllegalArgumentException("perSecond must be positive and finite, not " + perSecond);
+            }
+            if (burst < 1) {
+                throw new IllegalArgumentException("burst must be at least 1, not " + burst);
+            }
+        }
+
+        /** {@code perSecond} with a burst of one second's permits (at least 1). */
+        public static RequestRate perSecond(double perSecond) {
+            return new RequestRate(perSecond, (int) Math.max(1, Math.min(Integer.MAX_VALUE, Math.ceil(perSecond))));
         }
     }
 }

@@ -2,6 +2,7 @@ package dev.rpma.server;
 
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
+import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.Map;
 
@@ -55,6 +56,12 @@ public final class RpmaIncomingRequest {
 
     private @Nullable Map<String, Object> attributes;
 
+    /**
+     * What the endpoint's admission step passed on instead of the private data received (what follows a
+     * token), or {@code null}; set by the acceptor before any handler sees the request.
+     */
+    byte @Nullable [] admittedPrivateData;
+
     /** Whether it holds a place under the endpoint's connection limit; the acceptor's only. */
     boolean reserved;
 
@@ -83,11 +90,14 @@ public final class RpmaIncomingRequest {
     }
 
     /**
-     * The private data the client sent (a copy); over RoCE possibly zero-padded. Escape it before
-     * logging it ({@link RpmaEscaping}): it comes from a peer.
+     * The private data the client sent (a copy); over RoCE possibly zero-padded. On an endpoint whose
+     * admission step passes on a part of it, that part: with the admission token, the bytes that
+     * follow the token, exactly as many as the client sent. Escape it before logging it
+     * ({@link RpmaEscaping}): it comes from a peer.
      */
     public byte[] privateData() {
-        return this.request.privateData();
+        byte[] admitted = this.admittedPrivateData;
+        return (admitted != null) ? Arrays.copyOf(admitted, admitted.length) : this.request.privateData();
     }
 
     /**

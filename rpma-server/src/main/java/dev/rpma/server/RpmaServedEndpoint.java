@@ -36,12 +36,16 @@ public final class RpmaServedEndpoint {
 
     private final Acceptor acceptor;
 
+    /** For the start's log line only. */
+    private final @Nullable RpmaAdmission admission;
+
     private final CountDownLatch acceptorStopped = new CountDownLatch(1);
 
     private volatile RpmaEndpointState state = RpmaEndpointState.CREATED;
 
     RpmaServedEndpoint(EndpointContext context, RpmaEndpoint endpoint, @Nullable RpmaConnectionConfig[] requestConfigs,
-            RpmaRequestHandler handler, RpmaRegions regions, dev.rpma.binding.RpmaCompletions[] batches) {
+            RpmaRequestHandler handler, @Nullable RpmaAdmission admission, RpmaRegions regions,
+            dev.rpma.binding.RpmaCompletions[] batches) {
         this.context = context;
         this.endpoint = endpoint;
         this.requestConfigs = requestConfigs;
@@ -51,8 +55,9 @@ public final class RpmaServedEndpoint {
                 : new HandlerPool("rpma-" + context.name() + "-handler", settings.handlerThreads(),
                         settings.queueCapacity(), settings.spinLooks(), settings.batchScheduling(),
                         dev.rpma.binding.io.ThreadScheduling::batchCurrentThread);
-        this.acceptor = new Acceptor(context, endpoint, requestConfigs, handler, this.acceptorLoop, this.handlerPool,
-                regions, batches);
+        this.admission = admission;
+        this.acceptor = new Acceptor(context, endpoint, requestConfigs, handler, admission, this.acceptorLoop,
+                this.handlerPool, regions, batches);
     }
 
     public String name() {
@@ -172,8 +177,13 @@ public final class RpmaServedEndpoint {
                     + " bytes, " + slots + "handled on the " + ((m.dispatch() == RpmaMessageDispatch.LOOP) ? "event loop"
                             : "message pool of " + m.dispatchThreads());
         }
-        return handlers + ", " + messages + ", at most " + this.context.settings.limits().maxConnections()
-                + " connections";
+        RpmaEndpointSettings.Limits limits = this.context.settings.limits();
+        RpmaEndpointSettings.RequestRate rate = limits.requestRate();
+        return handlers + ", " + messages + ", at most " + limits.maxConnections() + " connections"
+                + ((rate != null) ? ", at most " + ((rate.perSecond() == Math.rint(rate.perSecond()))
+                        ? String.valueOf((long) rate.perSecond()) : String.valueOf(rate.perSecond()))
+                        + " requests a second (bursts of " + rate.burst() + ")" : "")
+                + ((this.admission != null) ? ", admission by " + this.admission : "");
     }
 
     /** Stops accepting (see {@link Acceptor#stop()}); the sessions go on. Any thread; does not wait. */

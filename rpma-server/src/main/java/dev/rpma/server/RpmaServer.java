@@ -131,6 +131,14 @@ public final class RpmaServer {
          */
         @Nullable RpmaConnectionConfig requestConfig(Rpma rpma, RpmaEndpointSettings settings, RpmaQueueSizes needed);
 
+        /**
+         * The admission step of an endpoint, run on its acceptor thread before a request takes anything
+         * (see {@link RpmaAdmission}); {@code null}, the default, admits every request.
+         */
+        default @Nullable RpmaAdmission admission(String endpoint) {
+            return null;
+        }
+
         /** Hooks around the server; none by default. */
         default RpmaServerObserver observer() {
             return RpmaServerObserver.NONE;
@@ -283,8 +291,8 @@ public final class RpmaServer {
                             messages.sharedReceiveSlots(), messages.maxMessageSize());
                 }
             }
-            return new RpmaServedEndpoint(context, endpoint, configs, components.handler(settings.name()), regions,
-                    batches);
+            return new RpmaServedEndpoint(context, endpoint, configs, components.handler(settings.name()),
+                    components.admission(settings.name()), regions, batches);
         }
         catch (RuntimeException ex) {
             if (context != null) {

@@ -69,6 +69,9 @@ public final class ServerHarness implements AutoCloseable {
 
     public RpmaServerObserver observer = RpmaServerObserver.NONE;
 
+    /** The endpoint's admission step; {@code null}: none. */
+    public @Nullable RpmaAdmission admission;
+
     public ServerHarness start(RpmaRequestHandler handler) {
         listen(handler);
         this.server.start();
@@ -107,6 +110,11 @@ public final class ServerHarness implements AutoCloseable {
                     RpmaQueueSizes needed) {
                 return rpma.newConnectionConfig().cqSize(Math.max(16, needed.cq())).sqSize(Math.max(10, needed.sq()))
                     .rqSize(Math.max(10, needed.rq()));
+            }
+
+            @Override
+            public @Nullable RpmaAdmission admission(String endpoint) {
+                return ServerHarness.this.admission;
             }
 
             @Override

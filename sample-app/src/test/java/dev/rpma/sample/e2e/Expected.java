@@ -19,7 +19,7 @@ final class Expected {
     static final List<String> ENDPOINTS = List.of("default", "read", "pingpong");
 
     static final List<String> REJECT_REASONS = List.of("handler", "queue-full", "capacity", "handler-failed",
-            "deadline", "paused", "shutdown");
+            "deadline", "paused", "shutdown", "unauthenticated", "rate-limited");
 
     /** How sessions end; which of closed, closed-by-server and lost a clean exchange gives is a race. */
     static final List<String> END_REASONS = List.of("closed", "closed-by-server", "lost", "idle", "error", "capacity",

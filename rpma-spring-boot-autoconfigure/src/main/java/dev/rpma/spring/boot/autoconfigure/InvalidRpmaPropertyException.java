@@ -9,22 +9,24 @@ public class InvalidRpmaPropertyException extends RuntimeException {
 
     private final String property;
 
-    private final Object value;
+    private final @Nullable Object value;
 
     private final String reason;
 
     private final @Nullable String action;
 
-    public InvalidRpmaPropertyException(String property, Object value, String reason) {
+    public InvalidRpmaPropertyException(String property, @Nullable Object value, String reason) {
         this(property, value, reason, null);
     }
 
     /**
+     * @param value the value, or {@code null} when it is missing or must not be shown (a secret)
      * @param reason what is wrong with the value
      * @param action what to do, when there is more to say than to update the property; may be {@code null}
      */
-    public InvalidRpmaPropertyException(String property, Object value, String reason, @Nullable String action) {
-        super("Invalid value '" + value + "' of property '" + property + "': " + reason
+    public InvalidRpmaPropertyException(String property, @Nullable Object value, String reason, @Nullable String action) {
+        super(((value != null) ? "Invalid value '" + value + "' of property '" : "Invalid property '") + property + "': "
+                + reason
                 + ((action != null) ? ". " + action : ""));
         this.property = property;
         this.value = value;
@@ -36,7 +38,8 @@ public class InvalidRpmaPropertyException extends RuntimeException {
         return this.property;
     }
 
-    public Object value() {
+    /** The value, or {@code null} when it is missing or must not be shown. */
+    public @Nullable Object value() {
         return this.value;
     }
 

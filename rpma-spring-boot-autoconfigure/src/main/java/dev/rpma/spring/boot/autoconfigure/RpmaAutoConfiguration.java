@@ -20,6 +20,7 @@ import org.springframework.core.annotation.Order;
 
 import dev.rpma.binding.Rpma;
 import dev.rpma.binding.RpmaConnectionConfig;
+import dev.rpma.server.RpmaAdmission;
 import dev.rpma.server.RpmaEndpointSettings;
 import dev.rpma.server.RpmaMessageCodec;
 import dev.rpma.server.RpmaMessageListener;
@@ -36,7 +37,9 @@ import dev.rpma.spring.annotation.RpmaHandlerRegistry;
 
 /**
  * Auto-configures an RDMA server from {@code rpma.server.*}: librpma, the endpoints with their
- * acceptors, the event loops of the data path, the exposed regions, discovery of
+ * acceptors and their admission steps (the admission token from {@code rpma.server.admission}, then the
+ * application's {@link RpmaAdmission} beans, in order), the event loops of the data path, the exposed
+ * regions, discovery of
  * {@link dev.rpma.spring.annotation.RpmaConnectionHandler}, {@link dev.rpma.spring.annotation.RpmaMessageHandler}
  * and {@link dev.rpma.spring.annotation.RpmaSessionEvent} methods, the message codecs, and the
  * lifecycle that checks the handlers, listens, starts accepting, and stops gracefully.
@@ -89,7 +92,9 @@ public final class RpmaAutoConfiguration {
     @ConditionalOnMissingBean
     RpmaServer rpmaServer(Rpma rpma, RpmaProperties properties, RpmaHandlerRegistry handlers,
             ObjectProvider<RpmaConnectionConfigCustomizer> customizers, ObjectProvider<RpmaServerObserver> observers,
-            ObjectProvider<RpmaSessionListener> sessionListeners, ObjectProvider<RpmaRegionDefinition> regions) {
+            ObjectProvider<RpmaSessionListener> sessionListeners, ObjectProvider<RpmaRegionDefinition> regions,
+            ObjectProvider<RpmaAdmission> admissionSteps) {
+        Map<String, RpmaAdmission> admissions = RpmaAdmissions.create(properties, admissionSteps.orderedStream().toList());
         RpmaConnectionConfigFactory configs = new RpmaConnectionConfigFactory(properties,
                 customizers.orderedStream().toList());
         RpmaServerObserver observer = CompositeRpmaServerObserver.of(observers.orderedStream().toList());
@@ -111,6 +116,11 @@ public final class RpmaAutoConfiguration {
                     public @Nullable RpmaConnectionConfig requestConfig(Rpma library, RpmaEndpointSettings endpoint,
                             RpmaQueueSizes needed) {
                         return configs.create(library, endpoint, needed);
+                    }
+
+                    @Override
+                    public @Nullable RpmaAdmission admission(String endpoint) {
+                        return admissions.get(endpoint);
                     }
 
                     @Override

@@ -21,8 +21,8 @@ import dev.rpma.server.RpmaWireMode;
  * endpoints under {@code rpma.server.endpoints.<name>}, the event loops of the data path, and the
  * memory exposed to clients under {@code rpma.server.regions.<name>}.
  *
- * <p>Long because every property group (acceptor, messages, limits, connection, event loops,
- * regions, shutdown) is a nested class here, as Spring Boot's own properties classes do, so that
+ * <p>Long because every property group (acceptor, messages, limits, admission, connection, event
+ * loops, regions, shutdown) is a nested class here, as Spring Boot's own properties classes do, so that
  * the configuration metadata carries each property with its description and default. The starter's
  * defaults are the fields' initial values (tests hold them equal to the core's, which an application
  * without Spring gets); a named endpoint's groups are records whose null components mark what the
@@ -59,6 +59,8 @@ public class RpmaProperties {
     private final Messages messages = new Messages();
 
     private final Limits limits = new Limits();
+
+    private final Admission admission = new Admission();
 
     private final Shutdown shutdown = new Shutdown();
 
@@ -122,6 +124,10 @@ public class RpmaProperties {
 
     public Limits getLimits() {
         return this.limits;
+    }
+
+    public Admission getAdmission() {
+        return this.admission;
     }
 
     public Shutdown getShutdown() {
@@ -485,6 +491,18 @@ public class RpmaProperties {
          */
         private Duration idleTimeout = Duration.ZERO;
 
+        /**
+         * Connection requests a second that the endpoint lets through to its connection handler, counting only
+         * those its admission step (the token) admits; more are rejected at once as 'rate-limited'. Unset: no limit (a
+         * named endpoint inherits it: give it a rate of its own to change it).
+         */
+        private @Nullable Double requestsPerSecond;
+
+        /**
+         * Requests let through at once after a quiet time, at least 1. Unset: requests-per-second rounded up.
+         */
+        private @Nullable Integer requestBurst;
+
         public int getMaxConnections() {
             return this.maxConnections;
         }
@@ -499,6 +517,86 @@ public class RpmaProperties {
 
         public void setIdleTimeout(Duration idleTimeout) {
             this.idleTimeout = idleTimeout;
+        }
+
+        public @Nullable Double getRequestsPerSecond() {
+            return this.requestsPerSecond;
+        }
+
+        public void setRequestsPerSecond(@Nullable Double requestsPerSecond) {
+            this.requestsPerSecond = requestsPerSecond;
+        }
+
+        public @Nullable Integer getRequestBurst() {
+            return this.requestBurst;
+        }
+
+        public void setRequestBurst(@Nullable Integer requestBurst) {
+            this.requestBurst = requestBurst;
+        }
+    }
+
+    /**
+     * The admission token: with keys, a connection request reaches the connection handler only when its
+     * private data starts with a token made with one of them, and the handler sees the data after the token.
+     */
+    public static class Admission {
+
+        /**
+         * Keys of the admission token, each an id (0 to 255) and a secret shared with the clients (at least 32
+         * bytes); at most two, so that clients can move from one key to the next. Empty: requests need no token.
+         */
+        private List<AdmissionKey> keys = new ArrayList<>();
+
+        /**
+         * How far the time in a token may be from the server's clock, either way, in whole seconds: a token is
+         * refused that long after it was issued, and remembered until then so that it is admitted only once.
+         */
+        private Duration maxClockSkew = Duration.ofSeconds(30);
+
+        /**
+         * Tokens remembered so that none is admitted twice (about 100 bytes each); while that many admitted
+         * tokens are still within the clock skew, further requests are rejected as 'rate-limited'.
+         */
+        private int replayCapacity = 65536;
+
+        public List<AdmissionKey> getKeys() {
+            return this.keys;
+        }
+
+        public void setKeys(List<AdmissionKey> keys) {
+            this.keys = keys;
+        }
+
+        public Duration getMaxClockSkew() {
+            return this.maxClockSkew;
+        }
+
+        public void setMaxClockSkew(Duration maxClockSkew) {
+            this.maxClockSkew = maxClockSkew;
+        }
+
+        public int getReplayCapacity() {
+            return this.replayCapacity;
+        }
+
+        public void setReplayCapacity(int replayCapacity) {
+            this.replayCapacity = replayCapacity;
+        }
+    }
+
+    /**
+     * A key of the admission token. Its {@code toString()} hides the secret.
+     *
+     * @param id Id of the key, which the tokens made with it carry: 0 to 255.
+     * @param secret Secret shared with the clients that use the key: at least 32 bytes of UTF-8, such as the
+     *     output of 'openssl rand -base64 48'.
+     */
+    public record AdmissionKey(@Nullable Integer id, @Nullable String secret) {
+
+        @Override
+        public String toString() {
+            return "AdmissionKey[id=" + this.id + ", secret=******]";
         }
     }
 
@@ -617,16 +715,20 @@ public class RpmaProperties {
      *     value under rpma.server.
      * @param limits Any property of rpma.server.limits, for this endpoint alone; each one left unset has its value
      *     under rpma.server.
+     * @param admission Any property of rpma.server.admission, for this endpoint alone; each one left unset has its
+     *     value under rpma.server.
      */
     public record Endpoint(@Nullable String address, @Nullable Integer port,
             @DefaultValue EndpointConnection connection, @DefaultValue EndpointAcceptor acceptor,
-            @DefaultValue EndpointMessages messages, @DefaultValue EndpointLimits limits) {
+            @DefaultValue EndpointMessages messages, @DefaultValue EndpointLimits limits,
+            @DefaultValue EndpointAdmission admission) {
 
         /** Sets nothing of its own: the default endpoint, whose values are the server groups'. */
         static final Endpoint NOTHING_SET = new Endpoint(null, null,
                 new EndpointConnection(null, null, null, null, null, null),
                 new EndpointAcceptor(null, null, null, null, null, false, null, null),
-                new EndpointMessages(null, null, null, null, null, null, null, null), new EndpointLimits(null, null));
+                new EndpointMessages(null, null, null, null, null, null, null, null),
+                new EndpointLimits(null, null, null, null), new EndpointAdmission(null, null, null));
     }
 
     /**
@@ -656,6 +758,14 @@ public class RpmaProperties {
     /**
      * A named endpoint's own {@link Limits} values; null where it inherits.
      */
-    public record EndpointLimits(@Nullable Integer maxConnections, @Nullable Duration idleTimeout) {
+    public record EndpointLimits(@Nullable Integer maxConnections, @Nullable Duration idleTimeout,
+            @Nullable Double requestsPerSecond, @Nullable Integer requestBurst) {
+    }
+
+    /**
+     * A named endpoint's own {@link Admission} values; null where it inherits (an empty list of keys: no token).
+     */
+    public record EndpointAdmission(@Nullable List<AdmissionKey> keys, @Nullable Duration maxClockSkew,
+            @Nullable Integer replayCapacity) {
     }
 }

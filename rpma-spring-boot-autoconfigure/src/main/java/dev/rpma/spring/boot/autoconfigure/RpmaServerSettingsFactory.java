@@ -171,7 +171,29 @@ final class RpmaServerSettingsFactory {
         if (idle.isNegative()) {
             throw new InvalidRpmaPropertyException(prefix + ".limits.idle-timeout", idle, "must be 0 (never) or positive");
         }
-        return new RpmaEndpointSettings.Limits(maxConnections, idle);
+        return new RpmaEndpointSettings.Limits(maxConnections, idle,
+                requestRate(prefix, inherit(own.requestsPerSecond(), server.getRequestsPerSecond()),
+                        inherit(own.requestBurst(), server.getRequestBurst())));
+    }
+
+    private static RpmaEndpointSettings.@Nullable RequestRate requestRate(String prefix, @Nullable Double perSecond,
+            @Nullable Integer burst) {
+        if (perSecond == null) {
+            if (burst != null) {
+                throw new InvalidRpmaPropertyException(prefix + ".limits.request-burst", burst, "applies to a request"
+                        + " rate, and requests-per-second is not set");
+            }
+            return null;
+        }
+        if (!(perSecond > 0) || perSecond.isInfinite()) {
+            throw new InvalidRpmaPropertyException(prefix + ".limits.requests-per-second", perSecond, "must be positive;"
+                    + " leave it unset for no limit");
+        }
+        if (burst == null) {
+            return RpmaEndpointSettings.RequestRate.perSecond(perSecond);
+        }
+        positive(prefix + ".limits.request-burst", burst);
+        return new RpmaEndpointSettings.RequestRate(perSecond, burst);
     }
 
     private static List<RpmaRegionDefinition> regions(RpmaProperties properties, List<RpmaRegionDefinition> beans,

@@ -14,6 +14,7 @@ import org.springframework.util.ClassUtils;
 
 import dev.rpma.server.RpmaEndpointSettings;
 import dev.rpma.server.RpmaServerSettings;
+import dev.rpma.server.admission.RpmaTokenAdmission;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -48,6 +49,9 @@ class RpmaConfigurationMetadataTests {
                 "rpma.server.messages.dispatch-threads", "rpma.server.messages.send-queue-limit",
                 "rpma.server.messages.shared-receive-slots",
                 "rpma.server.limits.max-connections", "rpma.server.limits.idle-timeout",
+                "rpma.server.limits.requests-per-second", "rpma.server.limits.request-burst",
+                "rpma.server.admission.keys", "rpma.server.admission.max-clock-skew",
+                "rpma.server.admission.replay-capacity",
                 "rpma.server.event-loops.count", "rpma.server.event-loops.busy-poll", "rpma.server.regions");
         properties.forEach((name, entry) -> assertThat((String) entry.get("description")).as(name).isNotBlank()
             .doesNotStartWith("The ").doesNotStartWith("A "));
@@ -69,7 +73,10 @@ class RpmaConfigurationMetadataTests {
                 "rpma.server.connection.sq-size", "Unset: send-slots on an endpoint with message handlers, else"
                         + " librpma's default",
                 "rpma.server.connection.rq-size", "Unset: receive-slots on an endpoint with message handlers, else"
-                        + " librpma's default");
+                        + " librpma's default",
+                "rpma.server.limits.requests-per-second", "Unset: no limit",
+                "rpma.server.limits.request-burst", "Unset: requests-per-second rounded up",
+                "rpma.server.admission.keys", "Empty: requests need no token");
         List<String> leaves = properties.keySet().stream().filter((name) -> name.startsWith("rpma.server."))
             .filter((name) -> !((String) properties.get(name).get("type")).startsWith("java.util.Map<")).toList();
         assertThat(leaves).containsAll(documentedExceptions.keySet()).hasSizeGreaterThan(30);
@@ -110,6 +117,10 @@ class RpmaConfigurationMetadataTests {
         assertThat(defaultValue("rpma.server.messages.shared-receive-slots")).isEqualTo(messages.sharedReceiveSlots());
         assertThat(defaultValue("rpma.server.limits.max-connections")).isEqualTo(limits.maxConnections());
         assertThat(defaultValue("rpma.server.limits.idle-timeout")).isEqualTo(limits.idleTimeout());
+        assertThat(defaultValue("rpma.server.admission.max-clock-skew"))
+            .isEqualTo(RpmaTokenAdmission.DEFAULT_MAX_CLOCK_SKEW);
+        assertThat(defaultValue("rpma.server.admission.replay-capacity"))
+            .isEqualTo(RpmaTokenAdmission.DEFAULT_REPLAY_CAPACITY);
         assertThat(defaultValue("rpma.server.event-loops.count")).isEqualTo(0);
         assertThat(defaultValue("rpma.server.event-loops.busy-poll")).isEqualTo(RpmaServerSettings.DEFAULT_BUSY_POLL);
         assertThat(defaultValue("rpma.server.shutdown.grace-period")).isEqualTo(RpmaServerSettings.DEFAULT_GRACE_PERIOD);

@@ -250,6 +250,11 @@ final class RpmaConfigurationReference {
                 if (type.startsWith("java.util.List<") && load(type.substring(15, type.length() - 1)).isEnum()) {
                     return "list of names";
                 }
+                if (type.startsWith("java.util.List<") && load(type.substring(15, type.length() - 1)).isRecord()) {
+                    // a list of small records (the admission keys): each item's properties, as written in YAML
+                    return "list of (" + Arrays.stream(load(type.substring(15, type.length() - 1)).getRecordComponents())
+                        .map((component) -> dashed(component.getName())).collect(Collectors.joining(", ")) + ")";
+                }
                 Class<?> enumType = load(type);
                 if (!enumType.isEnum()) {
                     throw new IllegalStateException("no rendering for the type " + type);

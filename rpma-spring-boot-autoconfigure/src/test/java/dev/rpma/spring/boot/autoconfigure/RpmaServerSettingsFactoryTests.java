@@ -203,6 +203,11 @@ class RpmaServerSettingsFactoryTests {
             rpma.server.limits.max-connections               | 0     | rpma.server.limits.max-connections        | at least 1
             rpma.server.limits.idle-timeout                  | -1s   | rpma.server.limits.idle-timeout           | 0 (never) or positive
             rpma.server.endpoints.replica.limits.max-connections | 0 | rpma.server.endpoints.replica.limits.max-connections | at least 1
+            rpma.server.limits.requests-per-second           | 0     | rpma.server.limits.requests-per-second    | must be positive; leave it unset
+            rpma.server.limits.requests-per-second           | -5    | rpma.server.limits.requests-per-second    | must be positive
+            rpma.server.limits.requests-per-second           | NaN   | rpma.server.limits.requests-per-second    | must be positive
+            rpma.server.limits.request-burst                 | 10    | rpma.server.limits.request-burst          | requests-per-second is not set
+            rpma.server.endpoints.replica.limits.requests-per-second | 0 | rpma.server.endpoints.replica.limits.requests-per-second | must be positive
             rpma.server.event-loops.count                    | -1    | rpma.server.event-loops.count             | at least 0
             rpma.server.event-loops.busy-poll                | -1ms  | rpma.server.event-loops.busy-poll         | 0 or positive
             rpma.server.regions.r.usage                      | send  | rpma.server.regions.r.size                | must be set
@@ -210,6 +215,32 @@ class RpmaServerSettingsFactoryTests {
     void invalidValueIsNamedAndAnalyzed(String property, String value, String reported, String reason) {
         this.runner.withPropertyValues("rpma.server.endpoints.replica.port=7205", property + "=" + value)
             .run((context) -> assertInvalid(() -> endpoints(context.getBean(RpmaProperties.class)), reported, reason));
+    }
+
+    @Test
+    void aRequestRateIsInheritedAndItsBurstIsOneSecondsRequestsUnlessSet() {
+        this.runner
+            .withPropertyValues("rpma.server.limits.requests-per-second=50", "rpma.server.endpoints.replica.port=7205",
+                    "rpma.server.endpoints.bulk.port=7206", "rpma.server.endpoints.bulk.limits.requests-per-second=2.5",
+                    "rpma.server.endpoints.bursty.port=7207", "rpma.server.endpoints.bursty.limits.request-burst=200")
+            .run((context) -> {
+                List<RpmaEndpointSettings> settings = endpoints(context.getBean(RpmaProperties.class));
+                assertThat(named(settings, "default").limits().requestRate())
+                    .isEqualTo(new RpmaEndpointSettings.RequestRate(50, 50));
+                assertThat(named(settings, "replica").limits().requestRate())
+                    .isEqualTo(new RpmaEndpointSettings.RequestRate(50, 50));
+                assertThat(named(settings, "bulk").limits().requestRate())
+                    .isEqualTo(new RpmaEndpointSettings.RequestRate(2.5, 3));
+                assertThat(named(settings, "bursty").limits().requestRate())
+                    .isEqualTo(new RpmaEndpointSettings.RequestRate(50, 200));
+            });
+    }
+
+    @Test
+    void aBurstBelowOneIsNamed() {
+        this.runner.withPropertyValues("rpma.server.limits.requests-per-second=1", "rpma.server.limits.request-burst=0")
+            .run((context) -> assertInvalid(() -> endpoints(context.getBean(RpmaProperties.class)),
+                    "rpma.server.limits.request-burst", "at least 1"));
     }
 
     @ParameterizedTest(name = "{0}={1}")

@@ -133,7 +133,7 @@ class RpmaActuatorEndpointAutoConfigurationTests {
                         "open": [{"state": "ESTABLISHED", "messagesReceived": 0, "messagesSent": 0}]},
                       "requests": {"obtained": 2, "accepted": 1,
                         "rejected": {"handler": 1, "queue-full": 0, "capacity": 0, "handler-failed": 0, "deadline": 0,
-                                     "paused": 0, "shutdown": 0},
+                                     "paused": 0, "shutdown": 0, "unauthenticated": 0, "rate-limited": 0},
                         "failedToConnect": 0},
                       "connectionEvents": {"established": 1, "closed": 0, "lost": 0},
                       "errors": [{"function": "rpma_ep_next_conn_req", "code": "RPMA_E_INVAL", "count": 1}],

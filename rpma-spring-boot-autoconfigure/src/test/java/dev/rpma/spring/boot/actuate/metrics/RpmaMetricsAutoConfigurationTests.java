@@ -246,6 +246,8 @@ class RpmaMetricsAutoConfigurationTests {
             assertThat(scrape).contains(
                     "rpma_requests_total{endpoint=\"default\",outcome=\"accepted\",reason=\"none\"} 1",
                     "rpma_requests_total{endpoint=\"default\",outcome=\"rejected\",reason=\"queue-full\"} 0",
+                    "rpma_requests_total{endpoint=\"default\",outcome=\"rejected\",reason=\"unauthenticated\"} 0",
+                    "rpma_requests_total{endpoint=\"default\",outcome=\"rejected\",reason=\"rate-limited\"} 0",
                     "rpma_acceptor_errors_total{code=\"RPMA_E_INVAL\",endpoint=\"default\",function=\"rpma_ep_next_conn_req\"} 1",
                     "rpma_request_queue_size_requests{endpoint=\"default\"} 0",
                     "rpma_request_queue_capacity_requests{endpoint=\"default\"} 64",
