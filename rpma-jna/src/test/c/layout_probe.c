@@ -9,6 +9,8 @@
 #include <stddef.h>
 #include <stdio.h>
 #include <sys/eventfd.h>
+#include <sys/resource.h>
+#include <unistd.h>
 
 #include <librpma.h>
 
@@ -97,6 +99,12 @@ main(void)
 	SIZE(struct pollfd);
 	VALUE(EFD_CLOEXEC);
 	VALUE(EFD_NONBLOCK);
+	VALUE(RLIMIT_MEMLOCK);
+	VALUE(RLIM_INFINITY);
+	SIZE(struct rlimit);
+	OFFSET(struct rlimit, rlim_cur);
+	OFFSET(struct rlimit, rlim_max);
+	VALUE(_SC_PAGESIZE);
 
 	VALUE(EPERM);
 	VALUE(ENOENT);

@@ -1,9 +1,12 @@
 package dev.rpma.binding;
 
+import java.util.function.Supplier;
+
 import org.jspecify.annotations.Nullable;
 
 import dev.rpma.binding.internal.LibRpma;
 import dev.rpma.binding.internal.RpmaLibraryLoader;
+import dev.rpma.binding.io.MemoryLockLimit;
 
 /**
  * The entry point: librpma's availability, and the objects that need no peer (configurations,
@@ -18,8 +21,11 @@ public final class Rpma {
 
     private final LibRpma lib;
 
-    private Rpma(LibRpma lib) {
+    private final Supplier<MemoryLockLimit> memoryLockLimit;
+
+    private Rpma(LibRpma lib, Supplier<MemoryLockLimit> memoryLockLimit) {
         this.lib = lib;
+        this.memoryLockLimit = memoryLockLimit;
     }
 
     /** Whether librpma is installed and bound. */
@@ -50,7 +56,23 @@ public final class Rpma {
      * of this project's tests; applications use {@link #get()}.
      */
     public static Rpma using(LibRpma lib) {
-        return new Rpma(lib);
+        return using(lib, MemoryLockLimit.NONE);
+    }
+
+    /**
+     * librpma through another implementation of the raw layer, whose registrations count against
+     * {@code memoryLockLimit}. Internal API: for tests that script the memory-lock limit.
+     */
+    public static Rpma using(LibRpma lib, MemoryLockLimit memoryLockLimit) {
+        return new Rpma(lib, () -> memoryLockLimit);
+    }
+
+    /**
+     * How much memory registrations may pin: the process's limit now for the installed library; for
+     * another raw layer, what it was created with (none by default, since it registers no real memory).
+     */
+    public MemoryLockLimit memoryLockLimit() {
+        return this.memoryLockLimit.get();
     }
 
     /**
@@ -146,7 +168,7 @@ public final class Rpma {
             Rpma instance = null;
             Throwable cause = null;
             try {
-                instance = new Rpma(RpmaLibraryLoader.load());
+                instance = new Rpma(RpmaLibraryLoader.load(), MemoryLockLimit::current);
             }
             catch (UnsatisfiedLinkError | NoClassDefFoundError ex) {
                 cause = ex;

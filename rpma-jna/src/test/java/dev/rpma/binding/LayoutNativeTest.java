@@ -151,6 +151,12 @@ class LayoutNativeTest {
         assertThat(LibC.EFD_NONBLOCK).isEqualTo(c("EFD_NONBLOCK"));
         assertThat(LibC.EINTR).isEqualTo(c("EINTR"));
         assertThat(LibC.EAGAIN).isEqualTo(c("EAGAIN"));
+        assertThat(LibC.RLIMIT_MEMLOCK).isEqualTo(c("RLIMIT_MEMLOCK"));
+        assertThat(LibC.RLIM_INFINITY).isEqualTo(c("RLIM_INFINITY"));
+        assertThat(LibC.RLIMIT_SIZE).isEqualTo(c("sizeof(struct rlimit)"));
+        assertThat(c("offsetof(struct rlimit, rlim_cur)")).isZero();
+        assertThat(c("offsetof(struct rlimit, rlim_max)")).isEqualTo(8);
+        assertThat(LibC.SC_PAGESIZE).isEqualTo(c("_SC_PAGESIZE"));
         Field pollFdSize = FdPoller.class.getDeclaredField("POLLFD_SIZE");
         pollFdSize.setAccessible(true);
         assertThat(pollFdSize.getInt(null)).isEqualTo(c("sizeof(struct pollfd)"));
