@@ -154,7 +154,7 @@ final class Acceptor implements RpmaEventLoop.IoHandler {
     }
 
     byte[] regionDescriptor(String name) {
-        return this.regions.descriptor(name, endpointName(), this.context.settings.address());
+        return this.regions.descriptor(name, endpointName());
     }
 
     // ---------------------------------------------------------------- start and stop, on the loop

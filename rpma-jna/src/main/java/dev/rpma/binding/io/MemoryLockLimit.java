@@ -22,7 +22,8 @@ import dev.rpma.binding.internal.NativeMemory;
  *     the kernel does not apply the limit to registrations
  * @param pageSize bytes of a page: the kernel counts whole pages
  */
-public record MemoryLockLimit(long softBytes, long hardBytes, boolean ipcLockCapable, int pageSize) {
+public record MemoryLockLimit(long softBytes, long hardBytes, boolean ipcLockCapable, int pageSize)
+        implements java.io.Serializable {
 
     /** No limit ({@code RLIM_INFINITY}). */
     public static final long UNLIMITED = Long.MAX_VALUE;
