@@ -162,6 +162,21 @@ class LayoutNativeTest {
         assertThat(pollFdSize.getInt(null)).isEqualTo(c("sizeof(struct pollfd)"));
     }
 
+    /** Every status name, and the constants the server compares with, are rdma-core's. */
+    @Test
+    void completionStatuses() throws IllegalAccessException {
+        for (int status = 0; status <= 21; status++) {
+            assertThat(c(CompletionStatus.name(status))).as(CompletionStatus.name(status)).isEqualTo(status);
+        }
+        assertThat(CompletionStatus.name(22)).isEqualTo("ibv_wc_status 22");
+        for (Field field : CompletionStatus.class.getFields()) {
+            if (Modifier.isStatic(field.getModifiers()) && field.getType() == int.class) {
+                assertThat(CompletionStatus.name(field.getInt(null))).as(field.getName())
+                    .isEqualTo("IBV_WC_" + field.getName());
+            }
+        }
+    }
+
     @Test
     void errnoValues() throws IllegalAccessException {
         int checked = 0;

@@ -405,7 +405,8 @@ final class Acceptor implements RpmaEventLoop.IoHandler {
         }
         catch (RpmaException ex) {
             this.context.statistics.recordError(ex);
-            logger.warn("Rejecting a connection request on endpoint '{}' failed: {}", endpointName(), ex.getMessage());
+            this.context.warnings.warn("reject", "Rejecting a connection request on endpoint '" + endpointName()
+                    + "' failed", ex);
         }
     }
 
@@ -426,9 +427,8 @@ final class Acceptor implements RpmaEventLoop.IoHandler {
                 if (ex instanceof RpmaException rpma) {
                     this.context.statistics.recordError(rpma);
                 }
-                this.context.warnings.warn("Endpoint '" + endpointName() + "' has no memory for another session's slots"
-                        + " (rpma_mr_reg: raise the memlock limit, or lower receive-slots, send-slots or"
-                        + " max-message-size); a request was rejected", ex);
+                this.context.warnings.warn("slots", "Endpoint '" + endpointName() + "' has no memory for another"
+                        + " session's slots; a request was rejected", ex);
                 this.context.statistics.recordRejected(RejectReason.CAPACITY);
                 release(request);
                 native_.reject();
@@ -457,8 +457,8 @@ final class Acceptor implements RpmaEventLoop.IoHandler {
             if (ex instanceof RpmaException rpma) {
                 this.context.statistics.recordError(rpma);
             }
-            this.context.warnings.warn("Accepting a connection request on endpoint '" + endpointName() + "' failed;"
-                    + " the client sees the connection rejected or lost", ex);
+            this.context.warnings.warn("accept", "Accepting a connection request on endpoint '" + endpointName()
+                    + "' failed; the client sees the connection rejected or lost", ex);
             return;
         }
         this.context.statistics.recordAccepted();
@@ -499,8 +499,9 @@ final class Acceptor implements RpmaEventLoop.IoHandler {
         this.deadlineTimer = null;
         Long next = this.pending.settle(System.nanoTime(), (request) -> {
             if (request.rejectIfPending(RejectReason.DEADLINE)) {
-                logger.warn("Connection handler {} did not connect or reject a request on endpoint '{}' within {};"
-                        + " the request was rejected", this.handler.name(), endpointName(), this.settings.requestDeadline());
+                this.context.warnings.warn("deadline", "Connection handler " + this.handler.name() + " did not connect"
+                        + " or reject a request on endpoint '" + endpointName() + "' within "
+                        + this.settings.requestDeadline() + "; the request was rejected");
             }
         });
         if (next != null) {
@@ -514,14 +515,17 @@ final class Acceptor implements RpmaEventLoop.IoHandler {
         try {
             this.context.observer.handle(request, this.handler.name(), new Invocation(request));
             if (request.rejectIfPending(RejectReason.HANDLER_FAILED)) {
-                logger.warn("Connection handler {} returned without connecting or rejecting a request on endpoint"
-                        + " '{}'; the request was rejected", this.handler.name(), endpointName());
+                this.context.warnings.warn("connection-handler", "Connection handler " + this.handler.name()
+                        + " returned without connecting or rejecting a request on endpoint '" + endpointName()
+                        + "'; the request was rejected");
             }
         }
         catch (Throwable ex) {
             boolean rejected = request.rejectIfPending(RejectReason.HANDLER_FAILED);
-            logger.error("Connection handler {} failed on endpoint '{}'{}", this.handler.name(), endpointName(),
-                    rejected ? "; the request was rejected" : "", ex);
+            // may run on the acceptor's own thread (inline): rate-limited, the stack trace once
+            this.context.warnings.error("connection-handler", "Connection handler " + this.handler.name()
+                    + " failed on endpoint '" + endpointName() + "'" + (rejected ? "; the request was rejected" : ""),
+                    ex);
         }
     }
 

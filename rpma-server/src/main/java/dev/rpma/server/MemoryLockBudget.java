@@ -87,7 +87,8 @@ final class MemoryLockBudget {
                         BufferPool.BLOCKS_PER_CHUNK));
         this.atStart.add(new Need("the first slots of " + name + " (" + BufferPool.BLOCKS_PER_CHUNK + " sessions)",
                 chunk));
-        int chunks = (endpoint.limits().maxConnections() + BufferPool.BLOCKS_PER_CHUNK - 1) / BufferPool.BLOCKS_PER_CHUNK;
+        int perChunk = BufferPool.BLOCKS_PER_CHUNK;
+        int chunks = (endpoint.limits().maxConnections() + perChunk - 1) / perChunk;
         if (chunks > 1) {
             this.atLimits.add(new Need("the slots of " + name + " at " + endpoint.limits().maxConnections()
                     + " connections", chunk * (chunks - 1)));

@@ -26,7 +26,8 @@ public class RpmaMemoryLockException extends RuntimeException {
     private final List<String> needs;
 
     /**
-     * @param needs what registers memory, each with its bytes, e.g. {@code region 'catalog' on the peer of 198.18.0.1 1 MiB}
+     * @param needs what registers memory, each with its bytes, e.g.
+     *     {@code region 'catalog' on the peer of 198.18.0.1 1 MiB}
      * @param cause the registration that failed, or {@code null} when the limit was found too small first
      */
     public RpmaMemoryLockException(MemoryLockLimit limit, long neededBytes, List<?> needs,

@@ -27,7 +27,10 @@ public final class RpmaRegions {
 
     private final Map<String, RpmaRegionDefinition> definitions = new LinkedHashMap<>();
 
-    /** Registrations by region name, then by peer ({@link RpmaEndpointSettings#peerKey()}); filled when the server listens. */
+    /**
+     * Registrations by region name, then by peer ({@link RpmaEndpointSettings#peerKey()}); filled when
+     * the server listens.
+     */
     private final Map<String, Map<String, Registration>> registered = new java.util.concurrent.ConcurrentHashMap<>();
 
     /** The peer of each endpoint, by endpoint name. */

@@ -181,8 +181,8 @@ public final class RpmaServer {
                 }
                 this.regions.register(this.settings.endpoints(), this.peers);
                 for (RpmaEndpointSettings endpoint : this.settings.endpoints()) {
-                    this.endpoints.put(endpoint.name(), endpoint(this.rpma, endpoint, this.peers.get(endpoint.peerKey()),
-                            this.components, this.regions, this.loops, batches));
+                    this.endpoints.put(endpoint.name(), endpoint(this.rpma, endpoint,
+                            this.peers.get(endpoint.peerKey()), this.components, this.regions, this.loops, batches));
                 }
             }
             catch (RuntimeException ex) {
@@ -218,7 +218,8 @@ public final class RpmaServer {
 
     /** An ENOMEM of a registration at listen is the memory-lock limit, named with what the server registers. */
     private static RuntimeException memoryLockFailure(RuntimeException failure, MemoryLockBudget memory) {
-        if (failure instanceof RpmaException rpma && RpmaFailureKind.classify(rpma) == RpmaFailureKind.MEMORY_LOCK_LIMIT) {
+        if (failure instanceof RpmaException rpma
+                && RpmaFailureKind.classify(rpma) == RpmaFailureKind.MEMORY_LOCK_LIMIT) {
             return new RpmaMemoryLockException(memory.limit(), memory.startBytes(), memory.atStart(), rpma);
         }
         return failure;
