@@ -31,8 +31,8 @@ final class RateLimitedLog {
 
     private static final int CAUSES = 4;
 
-    /** Characters of an exception's message a line shows. */
-    private static final int MESSAGE_LIMIT = 256;
+    /** Bytes of an exception's message a line shows: enough for a librpma failure with its hint. */
+    private static final int MESSAGE_LIMIT = 1024;
 
     private enum Level {
         WARN, ERROR
