@@ -92,6 +92,9 @@ final class Acceptor implements RpmaEventLoop.IoHandler {
 
     private final PendingRequests pending = new PendingRequests();
 
+    /** The lines a flood of requests could repeat, under this class's logger. */
+    private final RateLimitedLog warnings = new RateLimitedLog(logger);
+
     /**
      * Decisions taken on other threads and not yet carried out, the latest first, linked through
      * {@link RpmaIncomingRequest#decidedBefore}: a decision costs its thread one compare-and-set, and
@@ -405,7 +408,7 @@ final class Acceptor implements RpmaEventLoop.IoHandler {
         }
         catch (RpmaException ex) {
             this.context.statistics.recordError(ex);
-            this.context.warnings.warn("reject", "Rejecting a connection request on endpoint '" + endpointName()
+            this.warnings.warn("reject", "Rejecting a connection request on endpoint '" + endpointName()
                     + "' failed", ex);
         }
     }
@@ -427,7 +430,7 @@ final class Acceptor implements RpmaEventLoop.IoHandler {
                 if (ex instanceof RpmaException rpma) {
                     this.context.statistics.recordError(rpma);
                 }
-                this.context.warnings.warn("slots", "Endpoint '" + endpointName() + "' has no memory for another"
+                this.warnings.warn("slots", "Endpoint '" + endpointName() + "' has no memory for another"
                         + " session's slots; a request was rejected", ex);
                 this.context.statistics.recordRejected(RejectReason.CAPACITY);
                 release(request);
@@ -457,7 +460,7 @@ final class Acceptor implements RpmaEventLoop.IoHandler {
             if (ex instanceof RpmaException rpma) {
                 this.context.statistics.recordError(rpma);
             }
-            this.context.warnings.warn("accept", "Accepting a connection request on endpoint '" + endpointName()
+            this.warnings.warn("accept", "Accepting a connection request on endpoint '" + endpointName()
                     + "' failed; the client sees the connection rejected or lost", ex);
             return;
         }
@@ -499,7 +502,7 @@ final class Acceptor implements RpmaEventLoop.IoHandler {
         this.deadlineTimer = null;
         Long next = this.pending.settle(System.nanoTime(), (request) -> {
             if (request.rejectIfPending(RejectReason.DEADLINE)) {
-                this.context.warnings.warn("deadline", "Connection handler " + this.handler.name() + " did not connect"
+                this.warnings.warn("deadline", "Connection handler " + this.handler.name() + " did not connect"
                         + " or reject a request on endpoint '" + endpointName() + "' within "
                         + this.settings.requestDeadline() + "; the request was rejected");
             }
@@ -515,7 +518,7 @@ final class Acceptor implements RpmaEventLoop.IoHandler {
         try {
             this.context.observer.handle(request, this.handler.name(), new Invocation(request));
             if (request.rejectIfPending(RejectReason.HANDLER_FAILED)) {
-                this.context.warnings.warn("connection-handler", "Connection handler " + this.handler.name()
+                this.warnings.warn("connection-handler", "Connection handler " + this.handler.name()
                         + " returned without connecting or rejecting a request on endpoint '" + endpointName()
                         + "'; the request was rejected");
             }
@@ -523,7 +526,7 @@ final class Acceptor implements RpmaEventLoop.IoHandler {
         catch (Throwable ex) {
             boolean rejected = request.rejectIfPending(RejectReason.HANDLER_FAILED);
             // may run on the acceptor's own thread (inline): rate-limited, the stack trace once
-            this.context.warnings.error("connection-handler", "Connection handler " + this.handler.name()
+            this.warnings.error("connection-handler", "Connection handler " + this.handler.name()
                     + " failed on endpoint '" + endpointName() + "'" + (rejected ? "; the request was rejected" : ""),
                     ex);
         }

@@ -241,7 +241,10 @@ class RpmaMetricsAutoConfigurationTests {
             FakeEndpoint endpoint = this.fake.endpointAt(ADDRESS, PORT);
             submit(endpoint, statistics, ACCEPT);
             endpoint.queueUnexpectedEvent();
-            Await.until("the INVAL error", () -> statistics.errors("rpma_ep_next_conn_req", "RPMA_E_INVAL") == 1);
+            // the meter is bound after the count (by the error listener): wait for both
+            Await.until("the INVAL error counted and its meter bound", () -> context.getBean(MeterRegistry.class)
+                .find(RpmaEndpointMetrics.ACCEPTOR_ERRORS).tag("code", "RPMA_E_INVAL").functionCounters().stream()
+                .anyMatch((counter) -> counter.count() == 1));
             Await.until("the handler timed", () -> handlerCount(context.getBean(MeterRegistry.class), "default") == 1);
             Await.until("the connection established",
                     () -> statistics.events(RpmaConnectionEvent.ESTABLISHED) == 1 && statistics.activeConnections() == 1);
