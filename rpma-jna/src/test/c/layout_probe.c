@@ -9,6 +9,8 @@
 #include <stddef.h>
 #include <stdio.h>
 #include <sys/eventfd.h>
+#include <sys/resource.h>
+#include <unistd.h>
 
 #include <librpma.h>
 
@@ -28,6 +30,28 @@ main(void)
 	OFFSET(struct ibv_wc, imm_data);
 	OFFSET(struct ibv_wc, qp_num);
 	OFFSET(struct ibv_wc, src_qp);
+	VALUE(IBV_WC_SUCCESS);
+	VALUE(IBV_WC_LOC_LEN_ERR);
+	VALUE(IBV_WC_LOC_QP_OP_ERR);
+	VALUE(IBV_WC_LOC_EEC_OP_ERR);
+	VALUE(IBV_WC_LOC_PROT_ERR);
+	VALUE(IBV_WC_WR_FLUSH_ERR);
+	VALUE(IBV_WC_MW_BIND_ERR);
+	VALUE(IBV_WC_BAD_RESP_ERR);
+	VALUE(IBV_WC_LOC_ACCESS_ERR);
+	VALUE(IBV_WC_REM_INV_REQ_ERR);
+	VALUE(IBV_WC_REM_ACCESS_ERR);
+	VALUE(IBV_WC_REM_OP_ERR);
+	VALUE(IBV_WC_RETRY_EXC_ERR);
+	VALUE(IBV_WC_RNR_RETRY_EXC_ERR);
+	VALUE(IBV_WC_LOC_RDD_VIOL_ERR);
+	VALUE(IBV_WC_REM_INV_RD_REQ_ERR);
+	VALUE(IBV_WC_REM_ABORT_ERR);
+	VALUE(IBV_WC_INV_EECN_ERR);
+	VALUE(IBV_WC_INV_EEC_STATE_ERR);
+	VALUE(IBV_WC_FATAL_ERR);
+	VALUE(IBV_WC_RESP_TIMEOUT_ERR);
+	VALUE(IBV_WC_GENERAL_ERR);
 	OFFSET(struct ibv_wc, wc_flags);
 	VALUE(IBV_WC_WITH_IMM);
 	VALUE(IBV_WC_SUCCESS);
@@ -97,6 +121,12 @@ main(void)
 	SIZE(struct pollfd);
 	VALUE(EFD_CLOEXEC);
 	VALUE(EFD_NONBLOCK);
+	VALUE(RLIMIT_MEMLOCK);
+	VALUE(RLIM_INFINITY);
+	SIZE(struct rlimit);
+	OFFSET(struct rlimit, rlim_cur);
+	OFFSET(struct rlimit, rlim_max);
+	VALUE(_SC_PAGESIZE);
 
 	VALUE(EPERM);
 	VALUE(ENOENT);

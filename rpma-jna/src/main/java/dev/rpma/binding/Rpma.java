@@ -1,11 +1,14 @@
 package dev.rpma.binding;
 
+import java.util.function.Supplier;
+
 import org.jspecify.annotations.Nullable;
 
 import dev.rpma.binding.internal.LibRpma;
 import dev.rpma.binding.internal.LibrpmaCmIds;
 import dev.rpma.binding.internal.PassiveCmIds;
 import dev.rpma.binding.internal.RpmaLibraryLoader;
+import dev.rpma.binding.io.MemoryLockLimit;
 
 /**
  * The entry point: librpma's availability, and the objects that need no peer (configurations,
@@ -22,9 +25,12 @@ public final class Rpma {
 
     private final PassiveCmIds cmIds;
 
-    private Rpma(LibRpma lib, PassiveCmIds cmIds) {
+    private final Supplier<MemoryLockLimit> memoryLockLimit;
+
+    private Rpma(LibRpma lib, PassiveCmIds cmIds, Supplier<MemoryLockLimit> memoryLockLimit) {
         this.lib = lib;
         this.cmIds = cmIds;
+        this.memoryLockLimit = memoryLockLimit;
     }
 
     /** Whether librpma is installed and bound. */
@@ -56,7 +62,23 @@ public final class Rpma {
      * leaves behind are released only when {@code lib} is also {@link PassiveCmIds} (the fake models them).
      */
     public static Rpma using(LibRpma lib) {
-        return new Rpma(lib, (lib instanceof PassiveCmIds cmIds) ? cmIds : PassiveCmIds.NONE);
+        return using(lib, MemoryLockLimit.NONE);
+    }
+
+    /**
+     * librpma through another implementation of the raw layer, whose registrations count against
+     * {@code memoryLockLimit}. Internal API: for tests that script the memory-lock limit.
+     */
+    public static Rpma using(LibRpma lib, MemoryLockLimit memoryLockLimit) {
+        return new Rpma(lib, (lib instanceof PassiveCmIds cmIds) ? cmIds : PassiveCmIds.NONE, () -> memoryLockLimit);
+    }
+
+    /**
+     * How much memory registrations may pin: the process's limit now for the installed library; for
+     * another raw layer, what it was created with (none by default, since it registers no real memory).
+     */
+    public MemoryLockLimit memoryLockLimit() {
+        return this.memoryLockLimit.get();
     }
 
     /**
@@ -156,7 +178,7 @@ public final class Rpma {
             Rpma instance = null;
             Throwable cause = null;
             try {
-                instance = new Rpma(RpmaLibraryLoader.load(), LibrpmaCmIds.bind());
+                instance = new Rpma(RpmaLibraryLoader.load(), LibrpmaCmIds.bind(), MemoryLockLimit::current);
             }
             catch (UnsatisfiedLinkError | NoClassDefFoundError ex) {
                 cause = ex;

@@ -74,7 +74,7 @@ public final class RpmaCompletions {
         return this.wc.getLong(offset(index) + WR_ID);
     }
 
-    /** {@code enum ibv_wc_status}; 0 is success. */
+    /** {@code enum ibv_wc_status}; 0 is success ({@link CompletionStatus} names them). */
     public int status(int index) {
         return this.wc.getInt(offset(index) + STATUS);
     }
@@ -83,11 +83,15 @@ public final class RpmaCompletions {
         return status(index) == 0;
     }
 
-    /** {@code enum ibv_wc_opcode}. */
+    /**
+     * {@code enum ibv_wc_opcode}; defined only for a successful completion (verbs leaves it undefined
+     * on error, when it is often 0, {@code IBV_WC_SEND}): name a failed one by its {@link #context}.
+     */
     public int opcodeValue(int index) {
         return this.wc.getInt(offset(index) + OPCODE);
     }
 
+    /** {@link #opcodeValue}: defined only for a successful completion. */
     public RpmaOpcode opcode(int index) {
         return RpmaOpcode.of(opcodeValue(index));
     }

@@ -5,7 +5,7 @@ import org.jspecify.annotations.Nullable;
 /**
  * What a failed librpma call means, from its {@code RPMA_E_*} code, the {@code errno} of a provider
  * error, and the function: whether trying again may succeed, and, for the failures a user fixes
- * (a busy port, an address without an RDMA device), what is wrong and what to do. The hints of
+ * (a busy port, an address without an RDMA device, the memory-lock limit), what is wrong and what to do. The hints of
  * {@link RpmaException}, the reasons of a failed listen and an acceptor's choice between retrying and
  * giving up all come from here.
  */
@@ -29,6 +29,11 @@ public enum RpmaFailureKind {
     PROVIDER(true),
     /** Out of memory ({@code RPMA_E_NOMEM}); it may pass. */
     OUT_OF_MEMORY(true),
+    /**
+     * Registering memory failed with {@code ENOMEM} ({@code rpma_mr_reg}): the pages it would pin pass
+     * the process's {@code RLIMIT_MEMLOCK}; it may pass once other registrations are gone.
+     */
+    MEMORY_LOCK_LIMIT(true),
     /** An invalid argument, or an event other than the one the call expects ({@code RPMA_E_INVAL}). */
     INVALID(false),
     /** Any other code. */
@@ -36,6 +41,17 @@ public enum RpmaFailureKind {
 
     /** The function that finds the device of an address; every provider error of it means there is none. */
     static final String DEVICE_LOOKUP = "rpma_utils_get_ibv_context";
+
+    /** The function that pins memory: its {@code ENOMEM} is the memory-lock limit. */
+    static final String MEMORY_REGISTRATION = "rpma_mr_reg";
+
+    /** What raises the memory-lock limit, wherever the process runs; for every message that gives the advice. */
+    public static final String MEMORY_LOCK_ADVICE = "Raise the memory-lock limit of the process (RLIMIT_MEMLOCK), or"
+            + " make it unlimited: 'ulimit -l unlimited' (or 'ulimit -l <KiB>') in the shell that starts the JVM;"
+            + " 'docker run --ulimit memlock=-1:-1'; 'LimitMEMLOCK=infinity' in the [Service] section of a systemd"
+            + " unit; in Kubernetes, add the IPC_LOCK capability to the container's securityContext (a process with"
+            + " CAP_IPC_LOCK has no limit), or raise the container runtime's limit on the node. Or register less"
+            + " memory: smaller regions, fewer or smaller message slots";
 
     private final boolean isTransient;
 
@@ -69,6 +85,9 @@ public enum RpmaFailureKind {
         if (errno == Errno.ENODEV || DEVICE_LOOKUP.equals(function)) {
             return NO_DEVICE;
         }
+        if (errno == Errno.ENOMEM && MEMORY_REGISTRATION.equals(function)) {
+            return MEMORY_LOCK_LIMIT;
+        }
         return switch (errno) {
             case Errno.EADDRINUSE -> PORT_IN_USE;
             case Errno.EINTR -> INTERRUPTED;
@@ -89,7 +108,7 @@ public enum RpmaFailureKind {
      * What is wrong, as a clause (e.g. {@code no RDMA device serves 198.18.0.1}), for the kinds a user
      * fixes; {@code null} for the others.
      *
-     * @param address the address the call was given
+     * @param address the address the call was given (or its peer's)
      * @param port the port it was given, {@code 0} when it takes none (only {@link #PORT_IN_USE} shows it)
      */
     public @Nullable String problem(String address, int port) {
@@ -97,6 +116,8 @@ public enum RpmaFailureKind {
             case PORT_IN_USE -> "port " + port + " on " + address + " is in use";
             case NO_DEVICE -> "no RDMA device serves " + address;
             case ADDRESS_NOT_AVAILABLE -> "no interface of this machine has the address " + address;
+            case MEMORY_LOCK_LIMIT -> "registering memory would pass the memory this process may lock"
+                    + " (RLIMIT_MEMLOCK)";
             default -> null;
         };
     }
@@ -113,6 +134,7 @@ public enum RpmaFailureKind {
             case ADDRESS_NOT_AVAILABLE -> "Use the IP address of one of this machine's RDMA-capable interfaces"
                     + " ('rdma link show' lists the RDMA devices and their interfaces, 'ip address' the interfaces'"
                     + " addresses)";
+            case MEMORY_LOCK_LIMIT -> MEMORY_LOCK_ADVICE;
             default -> null;
         };
     }

@@ -127,14 +127,19 @@ public final class RpmaPeer extends NativeHandle implements AutoCloseable {
     }
 
     /**
-     * Registers a direct buffer's memory, from index 0 to its capacity ({@code rpma_mr_reg}).
-     * Keep the buffer reachable and unchanged in size until the region is closed.
+     * Registers a direct buffer's memory, from index 0 to its capacity ({@code rpma_mr_reg}). The
+     * region keeps the buffer reachable until it is deregistered. Past the memory-lock limit
+     * ({@link Rpma#memoryLockLimit()}) this fails with {@code ENOMEM}, classified as
+     * {@link RpmaFailureKind#MEMORY_LOCK_LIMIT}, and the exception says how to raise the limit.
      */
     public RpmaMemoryRegion register(ByteBuffer direct, MemoryUsage... usages) {
         return register(NativeMemory.address(direct), direct.capacity(), direct, usages);
     }
 
-    /** Registers {@code size} bytes of native memory at {@code address} ({@code rpma_mr_reg}). */
+    /**
+     * Registers {@code size} bytes of native memory at {@code address} ({@code rpma_mr_reg}); the
+     * caller keeps that memory allocated until the region is closed.
+     */
     public RpmaMemoryRegion register(long address, long size, MemoryUsage... usages) {
         return register(address, size, null, usages);
     }
@@ -148,8 +153,11 @@ public final class RpmaPeer extends NativeHandle implements AutoCloseable {
             this.notThreadSafe.lock();
             try {
                 Scratch scratch = Scratch.get();
-                this.rpma.check(this.rpma.lib().rpma_mr_reg(peer, address, size, usage, scratch.at(Scratch.OUT)),
-                        "rpma_mr_reg");
+                int rc = this.rpma.lib().rpma_mr_reg(peer, address, size, usage, scratch.at(Scratch.OUT));
+                if (rc != 0) {
+                    // with the memory-lock limit's advice when that is what ENOMEM means
+                    throw this.rpma.failure(rc, "rpma_mr_reg", this.address, 0);
+                }
                 return new RpmaMemoryRegion(this, scratch.outPointer(), address, size, keepAlive);
             }
             finally {

@@ -151,9 +151,30 @@ class LayoutNativeTest {
         assertThat(LibC.EFD_NONBLOCK).isEqualTo(c("EFD_NONBLOCK"));
         assertThat(LibC.EINTR).isEqualTo(c("EINTR"));
         assertThat(LibC.EAGAIN).isEqualTo(c("EAGAIN"));
+        assertThat(LibC.RLIMIT_MEMLOCK).isEqualTo(c("RLIMIT_MEMLOCK"));
+        assertThat(LibC.RLIM_INFINITY).isEqualTo(c("RLIM_INFINITY"));
+        assertThat(LibC.RLIMIT_SIZE).isEqualTo(c("sizeof(struct rlimit)"));
+        assertThat(c("offsetof(struct rlimit, rlim_cur)")).isZero();
+        assertThat(c("offsetof(struct rlimit, rlim_max)")).isEqualTo(8);
+        assertThat(LibC.SC_PAGESIZE).isEqualTo(c("_SC_PAGESIZE"));
         Field pollFdSize = FdPoller.class.getDeclaredField("POLLFD_SIZE");
         pollFdSize.setAccessible(true);
         assertThat(pollFdSize.getInt(null)).isEqualTo(c("sizeof(struct pollfd)"));
+    }
+
+    /** Every status name, and the constants the server compares with, are rdma-core's. */
+    @Test
+    void completionStatuses() throws IllegalAccessException {
+        for (int status = 0; status <= 21; status++) {
+            assertThat(c(CompletionStatus.name(status))).as(CompletionStatus.name(status)).isEqualTo(status);
+        }
+        assertThat(CompletionStatus.name(22)).isEqualTo("ibv_wc_status 22");
+        for (Field field : CompletionStatus.class.getFields()) {
+            if (Modifier.isStatic(field.getModifiers()) && field.getType() == int.class) {
+                assertThat(CompletionStatus.name(field.getInt(null))).as(field.getName())
+                    .isEqualTo("IBV_WC_" + field.getName());
+            }
+        }
     }
 
     @Test

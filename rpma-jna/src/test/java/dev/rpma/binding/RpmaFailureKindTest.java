@@ -30,6 +30,10 @@ class RpmaFailureKindTest {
             rpma_utils_get_ibv_context | PROVIDER        | 99  | ADDRESS_NOT_AVAILABLE
             rpma_utils_get_ibv_context | INVAL           | 0   | INVALID
             rpma_peer_new              | NOMEM           | 0   | OUT_OF_MEMORY
+            rpma_mr_reg                | PROVIDER        | 12  | MEMORY_LOCK_LIMIT
+            rpma_mr_reg                | NOMEM           | 0   | OUT_OF_MEMORY
+            rpma_mr_reg                | PROVIDER        | 5   | PROVIDER
+            rpma_srq_new               | PROVIDER        | 12  | PROVIDER
             rpma_ep_next_conn_req      | INVAL           | 0   | INVALID
             rpma_ep_next_conn_req      | UNKNOWN         | 0   | OTHER
             rpma_ep_next_conn_req      | NOSUPP          | 0   | OTHER
@@ -54,7 +58,7 @@ class RpmaFailureKindTest {
     void transientKinds() {
         assertThat(RpmaFailureKind.values()).filteredOn(RpmaFailureKind::isTransient).containsExactlyInAnyOrder(
                 RpmaFailureKind.PORT_IN_USE, RpmaFailureKind.ADDRESS_NOT_AVAILABLE, RpmaFailureKind.INTERRUPTED,
-                RpmaFailureKind.PROVIDER, RpmaFailureKind.OUT_OF_MEMORY);
+                RpmaFailureKind.PROVIDER, RpmaFailureKind.OUT_OF_MEMORY, RpmaFailureKind.MEMORY_LOCK_LIMIT);
         assertThat(RpmaFailureKind.classify("rpma_ep_next_conn_req", PROVIDER, Errno.EBADF).isTransient()).isFalse();
         assertThat(RpmaFailureKind.classify("rpma_ep_next_conn_req", PROVIDER, Errno.ENODEV).isTransient()).isFalse();
         assertThat(RpmaFailureKind.classify("rpma_ep_next_conn_req", PROVIDER, Errno.EIO).isTransient()).isTrue();
@@ -85,8 +89,19 @@ class RpmaFailureKindTest {
                 .contains("'rdma link show'");
     }
 
+    /** Every way of raising the limit, wherever the process runs, and the other way out: registering less. */
+    @Test
+    void memoryLockLimitSaysHowToRaiseItEverywhere() {
+        assertThat(RpmaFailureKind.MEMORY_LOCK_LIMIT.hint("198.18.0.1", 0))
+                .startsWith("Registering memory would pass the memory this process may lock (RLIMIT_MEMLOCK). Raise")
+                .contains("'ulimit -l unlimited'", "'docker run --ulimit memlock=-1:-1'", "'LimitMEMLOCK=infinity'",
+                        "Kubernetes", "IPC_LOCK", "register less memory")
+                .doesNotContain("198.18.0.1");
+    }
+
     @ParameterizedTest
-    @EnumSource(names = { "PORT_IN_USE", "NO_DEVICE", "ADDRESS_NOT_AVAILABLE" }, mode = EnumSource.Mode.EXCLUDE)
+    @EnumSource(names = { "PORT_IN_USE", "NO_DEVICE", "ADDRESS_NOT_AVAILABLE", "MEMORY_LOCK_LIMIT" },
+            mode = EnumSource.Mode.EXCLUDE)
     void theOtherKindsHaveNoHint(RpmaFailureKind kind) {
         assertThat(kind.problem("198.18.0.1", 7204)).isNull();
         assertThat(kind.advice("198.18.0.1", 7204)).isNull();

@@ -3,6 +3,7 @@ package dev.rpma.binding;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import java.lang.ref.WeakReference;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 
@@ -153,6 +154,76 @@ class RpmaPeerTest {
                     .isInstanceOfSatisfying(RpmaException.class, ex -> assertThat(ex.errno()).isEqualTo(Errno.ENOMEM));
             assertThat(peer.openChildren()).isZero();
         }
+    }
+
+    /** ibv_reg_mr's ENOMEM is the memory-lock limit: the exception says so and how to raise it. */
+    @Test
+    void registrationPastTheMemoryLockLimitSaysHowToRaiseIt() {
+        try (RpmaPeer peer = this.rpma.openPeer("198.18.0.1", PeerRole.SERVER)) {
+            this.fake.failNext("rpma_mr_reg", RpmaError.PROVIDER.code(), Errno.ENOMEM);
+            assertThatThrownBy(() -> peer.register(ByteBuffer.allocateDirect(8), MemoryUsage.SEND))
+                    .isInstanceOfSatisfying(RpmaException.class, ex -> {
+                        assertThat(RpmaFailureKind.classify(ex)).isSameAs(RpmaFailureKind.MEMORY_LOCK_LIMIT);
+                        assertThat(ex.hint()).isEqualTo(RpmaFailureKind.MEMORY_LOCK_LIMIT.hint("198.18.0.1", 0));
+                        assertThat(ex.getMessage()).startsWith("rpma_mr_reg() failed with RPMA_E_PROVIDER (-100002):"
+                                + " Provider error occurred; errno 12 (ENOMEM). Registering memory would pass")
+                                .contains("ulimit -l");
+                    });
+            this.fake.failNext("rpma_mr_reg", RpmaError.NOMEM);
+            assertThatThrownBy(() -> peer.register(ByteBuffer.allocateDirect(8), MemoryUsage.SEND))
+                    .as("librpma's own allocation failing is not the limit")
+                    .hasMessage("rpma_mr_reg() failed with RPMA_E_NOMEM (-100003): Out of memory");
+        }
+    }
+
+    /** The region holds its buffer while registered, so the device never reaches freed memory; not after. */
+    @Test
+    void aRegionKeepsItsBufferReachableUntilDeregistered() {
+        try (RpmaPeer peer = this.rpma.openPeer("198.18.0.1", PeerRole.SERVER)) {
+            ByteBuffer buffer = ByteBuffer.allocateDirect(4096);
+            WeakReference<ByteBuffer> memory = new WeakReference<>(buffer);
+            RpmaMemoryRegion region = peer.register(buffer, MemoryUsage.RECV);
+            buffer = null;
+            assertThat(collected(memory)).as("registered: still reachable").isFalse();
+            region.close();
+            assertThat(collected(memory)).as("deregistered: released").isTrue();
+            assertThat(peer.openChildren()).isZero();
+        }
+    }
+
+    /** A region dropped without close() is deregistered by the cleaner before its buffer may go. */
+    @Test
+    void anUnreachableRegionIsDeregisteredBeforeItsBufferIsFreed() {
+        try (RpmaPeer peer = this.rpma.openPeer("198.18.0.1", PeerRole.SERVER)) {
+            WeakReference<ByteBuffer> memory = registerAndDrop(peer);
+            assertThat(collected(memory)).as("collected only after the cleaner deregistered it").isTrue();
+            assertThat(this.fake.calls("rpma_mr_dereg")).isOne();
+            assertThat(this.fake.liveHandles(FakeLibRpma.Kind.MR_LOCAL)).isEmpty();
+            assertThat(this.fake.callLog("rpma_mr_dereg").get(0).thread()).isEqualTo("rpma-region-cleaner");
+            assertThat(peer.openChildren()).isZero();
+        }
+    }
+
+    private static WeakReference<ByteBuffer> registerAndDrop(RpmaPeer peer) {
+        ByteBuffer buffer = ByteBuffer.allocateDirect(4096);
+        peer.register(buffer, MemoryUsage.RECV);
+        return new WeakReference<>(buffer);
+    }
+
+    /** Whether the referent is gone after a bounded number of collections. */
+    private static boolean collected(WeakReference<?> reference) {
+        for (int i = 0; i < 50 && reference.get() != null; i++) {
+            System.gc();
+            Thread.onSpinWait();
+            try {
+                Thread.sleep(20);
+            }
+            catch (InterruptedException ex) {
+                Thread.currentThread().interrupt();
+                break;
+            }
+        }
+        return reference.get() == null;
     }
 
     @Test

@@ -13,6 +13,7 @@ import dev.rpma.sampleclient.SampleClientException.Failure;
 import dev.rpma.server.RpmaCommonData;
 import dev.rpma.sampleclient.protocol.ExampleProtocols;
 import dev.rpma.binding.CompletionMode;
+import dev.rpma.binding.CompletionStatus;
 import dev.rpma.binding.MemoryUsage;
 import dev.rpma.binding.PeerRole;
 import dev.rpma.binding.Rpma;
@@ -406,13 +407,29 @@ public final class SampleClient implements AutoCloseable {
 
     private static void expect(RpmaCompletion completion, RpmaOpcode opcode, long context) {
         if (!completion.isSuccess()) {
-            throw new SampleClientException(Failure.CONNECTION_LOST, completion.opcode() + " completed with ibv_wc_status "
-                    + completion.status() + " (5 is a flush: the connection was closed)");
+            // named by what this client posted: verbs leaves a failed completion's opcode undefined (often SEND)
+            throw new SampleClientException(Failure.CONNECTION_LOST, posted(completion.context()) + " completed with "
+                    + CompletionStatus.describe(completion.status())
+                    + ((completion.status() == CompletionStatus.WR_FLUSH_ERR) ? ": the connection was closed" : ""));
         }
         if (completion.opcode() != opcode || completion.context() != context) {
             throw new SampleClientException(Failure.PROTOCOL, "Expected a completion of " + opcode + ", got "
                     + completion.opcode() + " with context 0x" + Long.toHexString(completion.context()));
         }
+    }
+
+    /** The work request a completion's context names. */
+    private static String posted(long context) {
+        if (context == RECV_CONTEXT) {
+            return "The receive";
+        }
+        if (context == SEND_CONTEXT) {
+            return "The send";
+        }
+        if (context == READ_CONTEXT) {
+            return "The rpma_read";
+        }
+        return "An operation with context 0x" + Long.toHexString(context);
     }
 
     private static RpmaCommonData decode(byte[] privateData) {

@@ -19,8 +19,10 @@ import org.junit.jupiter.api.Test;
 import dev.rpma.sampleclient.SampleClientException.Failure;
 import dev.rpma.server.RpmaCommonData;
 import dev.rpma.sampleclient.protocol.ExampleProtocols;
+import dev.rpma.binding.CompletionStatus;
 import dev.rpma.binding.Rpma;
 import dev.rpma.binding.RpmaConnectionEvent;
+import dev.rpma.binding.testing.FakeCompletionQueue;
 import dev.rpma.binding.testing.FakeConnection;
 import dev.rpma.binding.testing.FakeLibRpma;
 import dev.rpma.binding.testing.PostedOperation;
@@ -209,6 +211,25 @@ class SampleClientTest {
         assertThat(this.fake.await(WAIT, () -> connection.posted().size() == 1)).isTrue();
         connection.completionQueue().queueSuccess(connection.posted().get(0).context(), IBV_WC_SEND, 0);
         assertThat(result.get(30, TimeUnit.SECONDS).rounds()).isZero();
+    }
+
+    /**
+     * A failed completion is named by what the client posted (its context), not by its opcode, which
+     * verbs leaves undefined on error: a failed receive, often reported with opcode 0 (SEND), is the receive.
+     */
+    @Test
+    void aFailedReceiveIsReportedAsTheReceiveWhateverItsOpcode() throws Exception {
+        Future<PingPongResult> result = this.executor.submit(() -> this.client.pingPong(ExampleProtocols.PING_PONG_PORT, 7, 1));
+        FakeConnection connection = awaitConnection();
+        connection.queueEvent(RpmaConnectionEvent.ESTABLISHED);
+        assertThat(this.fake.await(WAIT, () -> connection.posted().size() == 2)).isTrue();
+        List<PostedOperation> posted = connection.posted();
+        connection.completionQueue().queueSuccess(posted.get(1).context(), IBV_WC_SEND, 0);
+        connection.completionQueue().queue(new FakeCompletionQueue.Completion(posted.get(0).context(),
+                CompletionStatus.REM_ACCESS_ERR, IBV_WC_SEND, 0, 0, 0, 0, 0, 0));
+        assertThatThrownBy(() -> result.get(30, TimeUnit.SECONDS)).hasCauseInstanceOf(SampleClientException.class)
+            .cause().hasMessage("The receive completed with IBV_WC_REM_ACCESS_ERR (10)")
+            .satisfies((ex) -> assertThat(((SampleClientException) ex).failure()).isEqualTo(Failure.CONNECTION_LOST));
     }
 
     private FakeConnection awaitConnection() {

@@ -99,6 +99,9 @@ final class Acceptor implements RpmaEventLoop.IoHandler {
 
     private final PendingRequests pending = new PendingRequests();
 
+    /** The lines a flood of requests could repeat, under this class's logger. */
+    private final RateLimitedLog warnings = new RateLimitedLog(logger);
+
     /**
      * Decisions taken on other threads and not yet carried out, the latest first, linked through
      * {@link RpmaIncomingRequest#decidedBefore}: a decision costs its thread one compare-and-set, and
@@ -164,7 +167,7 @@ final class Acceptor implements RpmaEventLoop.IoHandler {
     }
 
     byte[] regionDescriptor(String name) {
-        return this.regions.descriptor(name, endpointName(), this.context.settings.address());
+        return this.regions.descriptor(name, endpointName());
     }
 
     // ---------------------------------------------------------------- start and stop, on the loop
@@ -449,7 +452,8 @@ final class Acceptor implements RpmaEventLoop.IoHandler {
         }
         catch (RpmaException ex) {
             this.context.statistics.recordError(ex);
-            logger.warn("Rejecting a connection request on endpoint '{}' failed: {}", endpointName(), ex.getMessage());
+            this.warnings.warn("reject", "Rejecting a connection request on endpoint '" + endpointName()
+                    + "' failed", ex);
         }
     }
 
@@ -470,9 +474,8 @@ final class Acceptor implements RpmaEventLoop.IoHandler {
                 if (ex instanceof RpmaException rpma) {
                     this.context.statistics.recordError(rpma);
                 }
-                this.context.warnings.warn("Endpoint '" + endpointName() + "' has no memory for another session's slots"
-                        + " (rpma_mr_reg: raise the memlock limit, or lower receive-slots, send-slots or"
-                        + " max-message-size); a request was rejected", ex);
+                this.warnings.warn("slots", "Endpoint '" + endpointName() + "' has no memory for another"
+                        + " session's slots; a request was rejected", ex);
                 this.context.statistics.recordRejected(RejectReason.CAPACITY);
                 release(request);
                 native_.reject();
@@ -501,8 +504,8 @@ final class Acceptor implements RpmaEventLoop.IoHandler {
             if (ex instanceof RpmaException rpma) {
                 this.context.statistics.recordError(rpma);
             }
-            this.context.warnings.warn("Accepting a connection request on endpoint '" + endpointName() + "' failed;"
-                    + " the client sees the connection rejected or lost", ex);
+            this.warnings.warn("accept", "Accepting a connection request on endpoint '" + endpointName()
+                    + "' failed; the client sees the connection rejected or lost", ex);
             return;
         }
         this.context.statistics.recordAccepted();
@@ -543,8 +546,9 @@ final class Acceptor implements RpmaEventLoop.IoHandler {
         this.deadlineTimer = null;
         Long next = this.pending.settle(System.nanoTime(), (request) -> {
             if (request.rejectIfPending(RejectReason.DEADLINE)) {
-                logger.warn("Connection handler {} did not connect or reject a request on endpoint '{}' within {};"
-                        + " the request was rejected", this.handler.name(), endpointName(), this.settings.requestDeadline());
+                this.warnings.warn("deadline", "Connection handler " + this.handler.name() + " did not connect"
+                        + " or reject a request on endpoint '" + endpointName() + "' within "
+                        + this.settings.requestDeadline() + "; the request was rejected");
             }
         });
         if (next != null) {
@@ -558,14 +562,17 @@ final class Acceptor implements RpmaEventLoop.IoHandler {
         try {
             this.context.observer.handle(request, this.handler.name(), new Invocation(request));
             if (request.rejectIfPending(RejectReason.HANDLER_FAILED)) {
-                logger.warn("Connection handler {} returned without connecting or rejecting a request on endpoint"
-                        + " '{}'; the request was rejected", this.handler.name(), endpointName());
+                this.warnings.warn("connection-handler", "Connection handler " + this.handler.name()
+                        + " returned without connecting or rejecting a request on endpoint '" + endpointName()
+                        + "'; the request was rejected");
             }
         }
         catch (Throwable ex) {
             boolean rejected = request.rejectIfPending(RejectReason.HANDLER_FAILED);
-            logger.error("Connection handler {} failed on endpoint '{}'{}", this.handler.name(), endpointName(),
-                    rejected ? "; the request was rejected" : "", ex);
+            // may run on the acceptor's own thread (inline): rate-limited, the stack trace once
+            this.warnings.error("connection-handler", "Connection handler " + this.handler.name()
+                    + " failed on endpoint '" + endpointName() + "'" + (rejected ? "; the request was rejected" : ""),
+                    ex);
         }
     }
 

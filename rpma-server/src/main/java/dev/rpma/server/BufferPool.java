@@ -71,7 +71,7 @@ final class BufferPool {
     BufferPool(RpmaPeer peer, int slotSize, int payloadOffset, int receiveSlots, int sendSlots, int blocksPerChunk) {
         this.peer = peer;
         this.blocksPerChunk = blocksPerChunk;
-        this.slotSize = (slotSize + ALIGNMENT - 1) / ALIGNMENT * ALIGNMENT;
+        this.slotSize = alignedSlotSize(slotSize);
         this.receiveLength = slotSize;
         this.payloadOffset = payloadOffset;
         this.receiveSlots = receiveSlots;
@@ -80,6 +80,19 @@ final class BufferPool {
 
     int slotSize() {
         return this.slotSize;
+    }
+
+    /** The bytes a slot for messages of {@code messageSize} bytes takes: rounded up to a cache line. */
+    static int alignedSlotSize(int messageSize) {
+        return (messageSize + ALIGNMENT - 1) / ALIGNMENT * ALIGNMENT;
+    }
+
+    /**
+     * The bytes one of a chunk's two registrations takes: {@code slots} slots of {@code alignedSlotSize}
+     * bytes per block; 0 registers nothing.
+     */
+    static long chunkRegistration(int alignedSlotSize, int slots, int blocksPerChunk) {
+        return (long) alignedSlotSize * slots * blocksPerChunk;
     }
 
     int blockSize() {
@@ -116,8 +129,8 @@ final class BufferPool {
             throw new IllegalArgumentException("A chunk of " + this.blocksPerChunk + " blocks of slots would take " + bytes
                     + " bytes; lower receive-slots, shared-receive-slots, send-slots or max-message-size");
         }
-        int receiveBytes = this.slotSize * this.receiveSlots * this.blocksPerChunk;
-        int sendBytes = this.slotSize * this.sendSlots * this.blocksPerChunk;
+        int receiveBytes = (int) chunkRegistration(this.slotSize, this.receiveSlots, this.blocksPerChunk);
+        int sendBytes = (int) chunkRegistration(this.slotSize, this.sendSlots, this.blocksPerChunk);
         ByteBuffer receives = NativeMemory.allocate(receiveBytes);
         ByteBuffer sends = NativeMemory.allocate(sendBytes);
         // librpma refuses a region of 0 bytes: a pool without receive (or send) slots registers none

@@ -129,8 +129,8 @@ final class EndpointContext {
                 listener.sessionEstablished(session);
             }
             catch (RuntimeException ex) {
-                this.warnings.warn("Session listener " + listener + " failed on an established session of endpoint '"
-                        + name() + "'", ex);
+                this.warnings.warn("session-listener", "Session listener " + listener + " failed on an established"
+                        + " session of endpoint '" + name() + "'", ex);
             }
         }
     }
@@ -141,8 +141,8 @@ final class EndpointContext {
                 listener.sessionEnded(session, end);
             }
             catch (RuntimeException ex) {
-                this.warnings.warn("Session listener " + listener + " failed on an ended session of endpoint '" + name()
-                        + "'", ex);
+                this.warnings.warn("session-listener", "Session listener " + listener + " failed on an ended session"
+                        + " of endpoint '" + name() + "'", ex);
             }
         }
     }

@@ -14,9 +14,13 @@ import org.jspecify.annotations.Nullable;
  * @param acceptor how connection requests reach the connection handler
  * @param messages the data path of its sessions, for an endpoint that has message handlers
  * @param limits what one endpoint takes at most
+ * @param peer the name of a peer of its own, and so a protection domain of its own, shared only with
+ *     the endpoints on the same address that name the same peer: the keys of the regions registered
+ *     for it are useless on the other endpoints' connections, and theirs on its; {@code null} for the
+ *     address's shared peer
  */
 public record RpmaEndpointSettings(String name, String address, int port, Acceptor acceptor, Messages messages,
-        Limits limits) {
+        Limits limits, @Nullable String peer) {
 
     /** The name of the endpoint configured under {@code rpma.server} itself. */
     public static final String DEFAULT_ENDPOINT = "default";
@@ -30,23 +34,49 @@ public record RpmaEndpointSettings(String name, String address, int port, Accept
         if (port < 1 || port > 65535) {
             throw new IllegalArgumentException("port must be 1 to 65535, not " + port);
         }
+        if (peer != null && peer.isBlank()) {
+            throw new IllegalArgumentException("a peer's name must not be blank; leave it null for the shared peer");
+        }
     }
 
-    /** An endpoint with the default acceptor, messages and limits. */
+    /** An endpoint on its address's shared peer. */
+    public RpmaEndpointSettings(String name, String address, int port, Acceptor acceptor, Messages messages,
+            Limits limits) {
+        this(name, address, port, acceptor, messages, limits, null);
+    }
+
+    /** An endpoint with the default acceptor, messages and limits, on its address's shared peer. */
     public RpmaEndpointSettings(String name, String address, int port) {
-        this(name, address, port, Acceptor.DEFAULTS, Messages.DEFAULTS, Limits.DEFAULTS);
+        this(name, address, port, Acceptor.DEFAULTS, Messages.DEFAULTS, Limits.DEFAULTS, null);
     }
 
     public RpmaEndpointSettings withAcceptor(Acceptor acceptor) {
-        return new RpmaEndpointSettings(this.name, this.address, this.port, acceptor, this.messages, this.limits);
+        return new RpmaEndpointSettings(this.name, this.address, this.port, acceptor, this.messages, this.limits,
+                this.peer);
     }
 
     public RpmaEndpointSettings withMessages(Messages messages) {
-        return new RpmaEndpointSettings(this.name, this.address, this.port, this.acceptor, messages, this.limits);
+        return new RpmaEndpointSettings(this.name, this.address, this.port, this.acceptor, messages, this.limits,
+                this.peer);
     }
 
     public RpmaEndpointSettings withLimits(Limits limits) {
-        return new RpmaEndpointSettings(this.name, this.address, this.port, this.acceptor, this.messages, limits);
+        return new RpmaEndpointSettings(this.name, this.address, this.port, this.acceptor, this.messages, limits,
+                this.peer);
+    }
+
+    /** The endpoint on a peer of its own named {@code peer}; {@code null}: the address's shared peer. */
+    public RpmaEndpointSettings withPeer(@Nullable String peer) {
+        return new RpmaEndpointSettings(this.name, this.address, this.port, this.acceptor, this.messages, this.limits,
+                peer);
+    }
+
+    /**
+     * Which peer the endpoint's objects are created on: one per address and peer name, the address
+     * alone for its shared peer.
+     */
+    String peerKey() {
+        return (this.peer == null) ? this.address : this.address + " (peer '" + this.peer + "')";
     }
 
     /**

@@ -26,6 +26,21 @@ public final class RpmaEndpointStatistics {
     /** How many of the last errors are kept. */
     public static final int LAST_ERRORS = 16;
 
+    /**
+     * A work request the server posts, which a failed completion is counted by (its {@code wr_id} says
+     * which; the opcode of a failed completion is undefined); bounded, so usable as a metric tag.
+     */
+    public enum WorkRequest {
+        /** A receive slot, the session's own or a shared receive queue's. */
+        RECEIVE,
+        /** A send slot. */
+        SEND;
+
+        public String tag() {
+            return name().toLowerCase(Locale.ROOT);
+        }
+    }
+
     /** What was wrong with a message that ended its session; bounded, so usable as a metric tag. */
     public enum BadMessage {
         /** Larger than a receive slot. */
@@ -53,6 +68,8 @@ public final class RpmaEndpointStatistics {
     private final Map<RpmaSessionEnd.Reason, LongAdder> ended = new EnumMap<>(RpmaSessionEnd.Reason.class);
 
     private final Map<BadMessage, LongAdder> badMessages = new EnumMap<>(BadMessage.class);
+
+    private final Map<WorkRequest, LongAdder> failedCompletions = new EnumMap<>(WorkRequest.class);
 
     private final Map<ErrorKey, LongAdder> errors = new ConcurrentHashMap<>();
 
@@ -95,6 +112,9 @@ public final class RpmaEndpointStatistics {
         }
         for (BadMessage bad : BadMessage.values()) {
             this.badMessages.put(bad, new LongAdder());
+        }
+        for (WorkRequest request : WorkRequest.values()) {
+            this.failedCompletions.put(request, new LongAdder());
         }
     }
 
@@ -147,6 +167,10 @@ public final class RpmaEndpointStatistics {
 
     void recordHandlerFailure() {
         this.handlerFailures.increment();
+    }
+
+    void recordFailedCompletion(WorkRequest request) {
+        this.failedCompletions.get(request).increment();
     }
 
     void recordSendQueued() {
@@ -237,6 +261,15 @@ public final class RpmaEndpointStatistics {
     /** Messages that ended their session for being {@code bad}. */
     public long badMessages(BadMessage bad) {
         return this.badMessages.get(bad).sum();
+    }
+
+    /**
+     * Completions of {@code request} that failed other than by a flush (the connection broke) or a
+     * message too long (a {@link BadMessage#OVERSIZED}): e.g. a remote access error, or a client that
+     * posted no receive in time.
+     */
+    public long failedCompletions(WorkRequest request) {
+        return this.failedCompletions.get(request).sum();
     }
 
     /** Message handler invocations that threw (other than {@link RpmaProtocolException}). */

@@ -14,6 +14,10 @@ import org.jspecify.annotations.Nullable;
  * {@code byte[]}. Throwing {@link RpmaProtocolException} ends the session as out of protocol; any
  * other exception is logged and counted, and in framed mode answers a request with an error reply;
  * either way the receive slot is posted again.
+ *
+ * <p>A message is the client's bytes: log them only through {@link RpmaEscaping#escape(ByteBuffer, int)}.
+ * The server logs failures escaped (an exception's message may quote the message) and at most once a
+ * second per endpoint and kind, with the stack trace the first time.
  */
 @FunctionalInterface
 public interface RpmaMessageListener {

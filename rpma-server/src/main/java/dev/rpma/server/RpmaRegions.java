@@ -27,14 +27,21 @@ public final class RpmaRegions {
 
     private final Map<String, RpmaRegionDefinition> definitions = new LinkedHashMap<>();
 
-    /** Registrations by region name, then by peer address; filled when the server listens. */
+    /**
+     * Registrations by region name, then by peer ({@link RpmaEndpointSettings#peerKey()}); filled when
+     * the server listens.
+     */
     private final Map<String, Map<String, Registration>> registered = new java.util.concurrent.ConcurrentHashMap<>();
+
+    /** The peer of each endpoint, by endpoint name. */
+    private final Map<String, String> peerOfEndpoint = new LinkedHashMap<>();
 
     /**
      * @throws IllegalArgumentException when two regions share a name, or one names an endpoint that is
      *     not among {@code endpoints}
      */
     RpmaRegions(List<RpmaRegionDefinition> definitions, List<RpmaEndpointSettings> endpoints) {
+        endpoints.forEach((endpoint) -> this.peerOfEndpoint.put(endpoint.name(), endpoint.peerKey()));
         for (RpmaRegionDefinition definition : definitions) {
             if (this.definitions.putIfAbsent(definition.name(), definition) != null) {
                 throw new IllegalArgumentException("Two regions are named '" + definition.name() + "'");
@@ -52,25 +59,29 @@ public final class RpmaRegions {
     }
 
     /**
-     * Registers each region on the peer of every endpoint it serves; if one fails, those already
+     * Registers each region on the peer of every endpoint it serves, once per peer (an endpoint on a
+     * peer of its own gets a registration, and keys, of its own); if one fails, those already
      * registered are deregistered before the exception leaves.
+     *
+     * @param peers by {@link RpmaEndpointSettings#peerKey()}
      */
     void register(List<RpmaEndpointSettings> endpoints, Map<String, RpmaPeer> peers) {
         try {
             for (RpmaRegionDefinition definition : this.definitions.values()) {
-                Map<String, Registration> byAddress = new LinkedHashMap<>();
+                Map<String, Registration> byPeer = new LinkedHashMap<>();
                 MemoryUsage[] usages = definition.usages().toArray(MemoryUsage[]::new);
                 try {
                     for (RpmaEndpointSettings endpoint : endpoints) {
-                        if (definition.serves(endpoint.name()) && !byAddress.containsKey(endpoint.address())) {
-                            RpmaMemoryRegion region = peers.get(endpoint.address()).register(definition.memory(), usages);
-                            byAddress.put(endpoint.address(), new Registration(region, region.descriptor()));
+                        String peer = endpoint.peerKey();
+                        if (definition.serves(endpoint.name()) && !byPeer.containsKey(peer)) {
+                            RpmaMemoryRegion region = peers.get(peer).register(definition.memory(), usages);
+                            byPeer.put(peer, new Registration(region, region.descriptor()));
                         }
                     }
                 }
                 finally {
                     // whole, once filled: the acceptors read it without a lock
-                    this.registered.put(definition.name(), Map.copyOf(byAddress));
+                    this.registered.put(definition.name(), Map.copyOf(byPeer));
                 }
             }
         }
@@ -100,14 +111,13 @@ public final class RpmaRegions {
 
     /**
      * The descriptor ({@code rpma_mr_get_descriptor}, 21 bytes) of a region as registered for the
-     * connections of {@code endpoint} on {@code address}.
+     * connections of {@code endpoint}, on its peer.
      *
      * @throws IllegalArgumentException when there is no such region, or it does not serve that endpoint
      */
-    byte[] descriptor(String name, String endpoint, String address) {
+    byte[] descriptor(String name, String endpoint) {
         RpmaRegionDefinition definition = definition(name);
-        Map<String, Registration> byAddress = this.registered.get(name);
-        Registration registration = (byAddress != null) ? byAddress.get(address) : null;
+        Registration registration = registered(name, endpoint);
         if (!definition.serves(endpoint) || registration == null) {
             throw new IllegalArgumentException("Region '" + name + "' is not exposed to endpoint '" + endpoint
                     + "'; it serves " + definition.endpoints());
@@ -118,8 +128,8 @@ public final class RpmaRegions {
     /** Deregisters every region; after every connection that could reach them is deleted. Idempotent. */
     void deregister() {
         List<String> failures = new ArrayList<>();
-        for (Map<String, Registration> byAddress : this.registered.values()) {
-            for (Registration registration : byAddress.values()) {
+        for (Map<String, Registration> byPeer : this.registered.values()) {
+            for (Registration registration : byPeer.values()) {
                 try {
                     registration.region().close();
                 }
@@ -139,10 +149,15 @@ public final class RpmaRegions {
         return "RpmaRegions" + names();
     }
 
-    /** A region's registration on the peer of {@code address}, or {@code null}; for tests. */
-    @Nullable RpmaMemoryRegion registration(String name, String address) {
-        Map<String, Registration> byAddress = this.registered.get(name);
-        Registration registration = (byAddress != null) ? byAddress.get(address) : null;
+    /** A region's registration for the connections of {@code endpoint}, or {@code null}; for tests. */
+    @Nullable RpmaMemoryRegion registration(String name, String endpoint) {
+        Registration registration = registered(name, endpoint);
         return (registration != null) ? registration.region() : null;
+    }
+
+    private @Nullable Registration registered(String name, String endpoint) {
+        Map<String, Registration> byPeer = this.registered.get(name);
+        String peer = this.peerOfEndpoint.get(endpoint);
+        return (byPeer != null && peer != null) ? byPeer.get(peer) : null;
     }
 }

@@ -21,16 +21,19 @@ import dev.rpma.binding.RpmaCompletions;
 import dev.rpma.binding.RpmaConnectionConfig;
 import dev.rpma.binding.RpmaEndpoint;
 import dev.rpma.binding.RpmaException;
+import dev.rpma.binding.RpmaFailureKind;
 import dev.rpma.binding.RpmaPeer;
 import dev.rpma.server.loop.RpmaEventLoop;
 import dev.rpma.server.loop.RpmaEventLoopGroup;
 
 /**
- * An RDMA server: one peer per distinct address, one {@link RpmaServedEndpoint} per endpoint (each
- * with its acceptor), the event loops of the data path that every endpoint's sessions share, and the
- * exposed memory regions. Created without touching librpma; {@link #listen()} opens the peers,
- * registers the regions and listens, fully or not at all (if anything fails, what was already
- * created is released before the exception leaves); {@link #start()} accepts.
+ * An RDMA server: one peer per distinct address (and one per peer an endpoint names for itself),
+ * one {@link RpmaServedEndpoint} per endpoint (each with its acceptor), the event loops of the data
+ * path that every endpoint's sessions share, and the exposed memory regions. Created without touching
+ * librpma; {@link #listen()} checks that what it will register fits under the memory-lock limit
+ * ({@link RpmaMemoryLockException}), opens the peers, registers the regions and listens, fully or not
+ * at all (if anything fails, what was already created is released before the exception leaves);
+ * {@link #start()} accepts.
  *
  * <p>Threads: an acceptor thread per endpoint, {@code rpma-acceptor-<endpoint>}, owns its librpma
  * endpoint and carries out every decision on its requests; the data-path loops,
@@ -70,6 +73,7 @@ public final class RpmaServer {
 
     private final Components components;
 
+    /** By {@link RpmaEndpointSettings#peerKey()}: one per address, and one per peer an endpoint names. */
     private final Map<String, RpmaPeer> peers = new LinkedHashMap<>();
 
     /** Filled by {@link #listen()}; read by any thread once published through {@link #listening}. */
@@ -170,18 +174,23 @@ public final class RpmaServer {
             for (int i = 0; i < batches.length; i++) {
                 batches[i] = new RpmaCompletions(COMPLETION_BATCH);
             }
+            MemoryLockBudget memory = null;
             try {
                 // before anything native: a wiring mistake is reported as itself, not hidden behind a missing device
                 for (RpmaEndpointSettings endpoint : this.settings.endpoints()) {
                     checkMessageHandlers(endpoint, this.components.messageListeners(endpoint.name()).keySet());
                 }
+                // and a memory-lock limit too small for the configuration as itself, not as a bare ENOMEM
+                memory = MemoryLockBudget.of(this.settings,
+                        (name) -> !this.components.messageListeners(name).isEmpty(), this.rpma.memoryLockLimit());
+                memory.check();
                 for (RpmaEndpointSettings endpoint : this.settings.endpoints()) {
                     peer(this.rpma, endpoint, this.peers);
                 }
                 this.regions.register(this.settings.endpoints(), this.peers);
                 for (RpmaEndpointSettings endpoint : this.settings.endpoints()) {
-                    this.endpoints.put(endpoint.name(), endpoint(this.rpma, endpoint, this.peers.get(endpoint.address()),
-                            this.components, this.regions, this.loops, batches));
+                    this.endpoints.put(endpoint.name(), endpoint(this.rpma, endpoint,
+                            this.peers.get(endpoint.peerKey()), this.components, this.regions, this.loops, batches));
                 }
             }
             catch (RuntimeException ex) {
@@ -192,7 +201,7 @@ public final class RpmaServer {
                 closePeers(this.peers);
                 this.stopping = true;
                 this.stopped.countDown();
-                throw ex;
+                throw (memory != null) ? memoryLockFailure(ex, memory) : ex;
             }
             this.listening = true;
         }
@@ -215,8 +224,21 @@ public final class RpmaServer {
         }
     }
 
+    /** An ENOMEM of a registration at listen is the memory-lock limit, named with what the server registers. */
+    private static RuntimeException memoryLockFailure(RuntimeException failure, MemoryLockBudget memory) {
+        if (failure instanceof RpmaException rpma
+                && RpmaFailureKind.classify(rpma) == RpmaFailureKind.MEMORY_LOCK_LIMIT) {
+            return new RpmaMemoryLockException(memory.limit(), memory.startBytes(), memory.atStart(), rpma);
+        }
+        return failure;
+    }
+
+    /**
+     * The endpoint's peer: the address's shared one, or with {@link RpmaEndpointSettings#peer()} one of
+     * its own (another {@code rpma_peer_new} on the same device, so another protection domain).
+     */
     private static RpmaPeer peer(Rpma rpma, RpmaEndpointSettings settings, Map<String, RpmaPeer> peers) {
-        RpmaPeer peer = peers.get(settings.address());
+        RpmaPeer peer = peers.get(settings.peerKey());
         if (peer == null) {
             try {
                 peer = rpma.openPeer(settings.address(), PeerRole.SERVER);
@@ -224,7 +246,7 @@ public final class RpmaServer {
             catch (RpmaException ex) {
                 throw new RpmaListenException(settings.name(), settings.address(), settings.port(), ex);
             }
-            peers.put(settings.address(), peer);
+            peers.put(settings.peerKey(), peer);
         }
         return peer;
     }
@@ -263,8 +285,7 @@ public final class RpmaServer {
             RpmaMessageListener[] handlers = dataPath
                     ? routes.stream().map(messageHandlers::get).toArray(RpmaMessageListener[]::new) : null;
             if (dataPath) {
-                int slot = (messages.mode() == RpmaWireMode.RAW) ? messages.maxMessageSize()
-                        : FramedWire.slotSize(messages.maxMessageSize());
+                int slot = MemoryLockBudget.slotSize(messages);
                 int payloadOffset = (messages.mode() == RpmaWireMode.RAW) ? 0 : FramedWire.HEADER_SIZE;
                 // with a shared receive queue a session's block holds its send slots only
                 buffers = new BufferPool(peer, slot, payloadOffset, shares ? 0 : messages.receiveSlots(),

@@ -212,7 +212,8 @@ final class ServerSession implements RpmaSession, RpmaEventLoop.IoHandler {
             if (ex instanceof RpmaException rpma) {
                 this.endpoint.statistics.recordError(rpma);
             }
-            logger.error("Watching a new connection of endpoint '{}' failed; it is closed", endpointName(), ex);
+            this.endpoint.warnings.error("watch", "Watching a new connection of endpoint '" + endpointName()
+                    + "' failed; it is closed", ex);
             endNow(new RpmaSessionEnd(RpmaSessionEnd.Reason.ERROR, "its events could not be watched", ex));
         }
     }
@@ -303,8 +304,8 @@ final class ServerSession implements RpmaSession, RpmaEventLoop.IoHandler {
                 this.data.attach();
             }
             catch (RuntimeException ex) {
-                logger.error("Starting the data path of session {} of endpoint '{}' failed; it is closed", this.id,
-                        endpointName(), ex);
+                this.endpoint.warnings.error("data-path", "Starting the data path of session " + this.id
+                        + " of endpoint '" + endpointName() + "' failed; it is closed", ex);
                 endNow(new RpmaSessionEnd(RpmaSessionEnd.Reason.ERROR, "its data path could not start", ex));
                 return;
             }
@@ -417,7 +418,8 @@ final class ServerSession implements RpmaSession, RpmaEventLoop.IoHandler {
         }
         catch (RpmaException ex) {
             this.endpoint.statistics.recordError(ex);
-            logger.warn("Deleting session {} of endpoint '{}' failed: {}", this.id, endpointName(), ex.getMessage());
+            this.endpoint.warnings.warn("delete", "Deleting session " + this.id + " of endpoint '" + endpointName()
+                    + "' failed", ex);
         }
         this.state = RpmaSessionState.CLOSED;
         if (this.data != null) {

@@ -8,6 +8,7 @@ import java.util.ArrayDeque;
 import org.jspecify.annotations.Nullable;
 
 import dev.rpma.binding.CompletionMode;
+import dev.rpma.binding.CompletionStatus;
 import dev.rpma.binding.RpmaCompletionQueue;
 import dev.rpma.binding.RpmaCompletions;
 import dev.rpma.binding.RpmaConnection;
@@ -49,15 +50,6 @@ import dev.rpma.server.loop.RpmaEventLoop;
 final class SessionDataPath implements RpmaEventLoop.BusyPoller {
 
     static final long SEND = 1L << 32;
-
-    /** {@code IBV_WC_LOC_LEN_ERR}: the message was longer than the receive. */
-    private static final int STATUS_LOC_LEN_ERR = 1;
-
-    /** {@code IBV_WC_LOC_QP_OP_ERR}: how soft-RoCE reports a message longer than the receive. */
-    private static final int STATUS_LOC_QP_OP_ERR = 2;
-
-    /** {@code IBV_WC_WR_FLUSH_ERR}: the queue pair went to the error state. */
-    private static final int STATUS_WR_FLUSH_ERR = 5;
 
     /** Batches one readiness drains at most before the loop serves others; the rest in its next round. */
     private static final int BATCHES_PER_TURN = 4;
@@ -327,8 +319,8 @@ final class SessionDataPath implements RpmaEventLoop.BusyPoller {
             int status = this.batch.status(i);
             int slot = (int) context;
             if ((context & SEND) != 0) {
-                if (status != 0) {
-                    failedCompletion("a send", status);
+                if (status != CompletionStatus.SUCCESS) {
+                    failedCompletion(RpmaEndpointStatistics.WorkRequest.SEND, "the send in slot " + slot, status);
                 }
                 else {
                     sent(slot);
@@ -358,29 +350,39 @@ final class SessionDataPath implements RpmaEventLoop.BusyPoller {
     }
 
     private void receiveCompleted(int slot, int status, int length) {
-        if (status == 0) {
+        if (status == CompletionStatus.SUCCESS) {
             received(slot, length);
             return;
         }
-        if (status == STATUS_LOC_LEN_ERR || status == STATUS_LOC_QP_OP_ERR) {
-            bad(RpmaEndpointStatistics.BadMessage.OVERSIZED, "a receive failed with ibv_wc_status " + status
-                    + ((status == STATUS_LOC_LEN_ERR) ? " (IBV_WC_LOC_LEN_ERR)" : " (IBV_WC_LOC_QP_OP_ERR)")
-                    + ": a message larger than the " + this.receiveLength + " bytes a receive takes (max-message-size "
-                    + this.maxPayload + ")");
+        String what = ((this.shared != null) ? "the receive in slot " + slot + " of the shared receive queue"
+                : "the receive in slot " + slot);
+        // soft-RoCE reports a message longer than the receive as LOC_QP_OP_ERR
+        if (status == CompletionStatus.LOC_LEN_ERR || status == CompletionStatus.LOC_QP_OP_ERR) {
+            bad(RpmaEndpointStatistics.BadMessage.OVERSIZED, what + " failed with "
+                    + CompletionStatus.describe(status) + ": a message larger than the " + this.receiveLength
+                    + " bytes a receive takes (max-message-size " + this.maxPayload + ")");
         }
         else {
-            failedCompletion("a receive", status);
+            failedCompletion(RpmaEndpointStatistics.WorkRequest.RECEIVE, what, status);
         }
         giveBack(slot);
     }
 
-    private void failedCompletion(String what, int status) {
-        if (status == STATUS_WR_FLUSH_ERR) {
+    /**
+     * A completion of the work request {@code what} failed: named by the {@code wr_id} it was posted
+     * with, since verbs leaves the opcode of a failed completion undefined. A flush is the queue pair
+     * breaking (the connection's event says why); anything else is counted and logged.
+     */
+    private void failedCompletion(RpmaEndpointStatistics.WorkRequest request, String what, int status) {
+        if (status == CompletionStatus.WR_FLUSH_ERR) {
             this.session.queuePairFlushed(what);
+            return;
         }
-        else {
-            this.session.end(RpmaSessionEnd.Reason.ERROR, what + " completed with ibv_wc_status " + status, null);
-        }
+        String detail = what + " completed with " + CompletionStatus.describe(status);
+        this.endpoint.statistics.recordFailedCompletion(request);
+        this.endpoint.warnings.warn("failed-completion", "Session " + this.session.id() + " of endpoint '"
+                + this.endpoint.name() + "' ends: " + detail);
+        this.session.end(RpmaSessionEnd.Reason.ERROR, detail, null);
     }
 
     private void fail(RpmaException ex, String function) {
@@ -388,10 +390,15 @@ final class SessionDataPath implements RpmaEventLoop.BusyPoller {
         this.session.end(RpmaSessionEnd.Reason.ERROR, function + " failed: " + ex.getMessage(), ex);
     }
 
+    /** The handler's reason, escaped: it is asked not to quote the peer's bytes, but may. */
+    private static String outOfProtocol(RpmaProtocolException ex) {
+        return RpmaEscaping.escape(String.valueOf(ex.getMessage()), 256);
+    }
+
     private void bad(RpmaEndpointStatistics.BadMessage kind, String detail) {
         this.endpoint.statistics.recordBadMessage(kind);
-        this.endpoint.warnings.warn("Session " + this.session.id() + " of endpoint '" + this.endpoint.name()
-                + "' ends: " + detail);
+        this.endpoint.warnings.warn("bad-message", "Session " + this.session.id() + " of endpoint '"
+                + this.endpoint.name() + "' ends: " + detail);
         this.session.end(RpmaSessionEnd.Reason.ERROR, detail, null);
     }
 
@@ -443,7 +450,7 @@ final class SessionDataPath implements RpmaEventLoop.BusyPoller {
         }
         catch (RpmaProtocolException ex) {
             this.claimed = 0;
-            bad(RpmaEndpointStatistics.BadMessage.MALFORMED, "out of protocol: " + ex.getMessage());
+            bad(RpmaEndpointStatistics.BadMessage.MALFORMED, "out of protocol: " + outOfProtocol(ex));
             giveBack(slot);
             return;
         }
@@ -463,8 +470,8 @@ final class SessionDataPath implements RpmaEventLoop.BusyPoller {
             @Nullable Throwable failure) {
         if (failure != null) {
             this.endpoint.statistics.recordHandlerFailure();
-            this.endpoint.warnings.warn("Message handler " + handler.name() + " failed on session " + this.session.id()
-                    + " of endpoint '" + this.endpoint.name() + "'", failure);
+            this.endpoint.warnings.warn("message-handler", "Message handler " + handler.name() + " failed on session "
+                    + this.session.id() + " of endpoint '" + this.endpoint.name() + "'", failure);
         }
         if (this.stopped) {
             this.claimed = 0;
@@ -487,7 +494,7 @@ final class SessionDataPath implements RpmaEventLoop.BusyPoller {
             catch (IllegalArgumentException | IllegalStateException ex) {
                 failure = ex;
                 this.endpoint.statistics.recordHandlerFailure();
-                this.endpoint.warnings.warn("The reply of message handler " + handler.name() + " on session "
+                this.endpoint.warnings.warn("reply", "The reply of message handler " + handler.name() + " on session "
                         + this.session.id() + " of endpoint '" + this.endpoint.name() + "' cannot be sent", ex);
             }
         }
@@ -506,9 +513,9 @@ final class SessionDataPath implements RpmaEventLoop.BusyPoller {
 
     private void noRoute(int slot, ByteBuffer frame, int length, int reply) {
         String route = RpmaEscaping.escape(FramedWire.routeText(frame, length), FramedWire.MAX_ROUTE_LENGTH);
-        this.endpoint.warnings.warn("Session " + this.session.id() + " of endpoint '" + this.endpoint.name()
-                + "' sent a message to route \"" + route + "\", which has no handler; the routes are "
-                + this.endpoint.routes);
+        this.endpoint.warnings.warn("no-route", "Session " + this.session.id() + " of endpoint '"
+                + this.endpoint.name() + "' sent a message to route \"" + route + "\", which has no handler; the"
+                + " routes are " + this.endpoint.routes);
         repost(slot);
         if (reply >= 0) {
             enqueueOrSend(("no handler for route \"" + route + "\"").getBytes(StandardCharsets.UTF_8), reply, true);
@@ -618,7 +625,7 @@ final class SessionDataPath implements RpmaEventLoop.BusyPoller {
             return;
         }
         if (failure instanceof RpmaProtocolException protocol) {
-            bad(RpmaEndpointStatistics.BadMessage.MALFORMED, "out of protocol: " + protocol.getMessage());
+            bad(RpmaEndpointStatistics.BadMessage.MALFORMED, "out of protocol: " + outOfProtocol(protocol));
             giveBack(slot);
             return;
         }

@@ -186,8 +186,8 @@ final class SharedReceives implements RpmaEventLoop.IoHandler, RpmaEventLoop.Bus
         }
         catch (RpmaException ex) {
             this.endpoint.statistics.recordError(ex);
-            this.endpoint.warnings.warn("Endpoint '" + this.endpoint.name() + "' could not post a receive of its"
-                    + " shared receive queue again (rpma_srq_recv); the queue has one slot less", ex);
+            this.endpoint.warnings.warn("shared-receive-queue", "Endpoint '" + this.endpoint.name() + "' could not post"
+                    + " a receive of its shared receive queue again (rpma_srq_recv); the queue has one slot less", ex);
         }
     }
 
@@ -303,8 +303,8 @@ final class SharedReceives implements RpmaEventLoop.IoHandler, RpmaEventLoop.Bus
 
     private void failed(RpmaException ex, String function) {
         this.endpoint.statistics.recordError(ex);
-        this.endpoint.warnings.warn("Endpoint '" + this.endpoint.name() + "': " + function + " failed on its shared"
-                + " receive queue's completion queue", ex);
+        this.endpoint.warnings.warn("shared-receive-queue", "Endpoint '" + this.endpoint.name() + "': " + function
+                + " failed on its shared receive queue's completion queue", ex);
     }
 
     // ---------------------------------------------------------------- release

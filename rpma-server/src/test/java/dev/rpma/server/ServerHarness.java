@@ -15,6 +15,7 @@ import org.jspecify.annotations.Nullable;
 import dev.rpma.binding.Errno;
 import dev.rpma.binding.Rpma;
 import dev.rpma.binding.RpmaConnectionConfig;
+import dev.rpma.binding.io.MemoryLockLimit;
 import dev.rpma.binding.testing.FakeConnection;
 import dev.rpma.binding.testing.FakeEndpoint;
 import dev.rpma.binding.testing.FakeLibRpma;
@@ -72,6 +73,15 @@ public final class ServerHarness implements AutoCloseable {
     /** The endpoint's admission step; {@code null}: none. */
     public @Nullable RpmaAdmission admission;
 
+    /** What the fake's registrations count against; none by default. */
+    public MemoryLockLimit memoryLockLimit = MemoryLockLimit.NONE;
+
+    /** The default endpoint's own peer, or {@code null} for the address's shared one. */
+    public @Nullable String peer;
+
+    /** Endpoints besides the default one, served by the same handlers. */
+    public List<RpmaEndpointSettings> moreEndpoints = new ArrayList<>();
+
     public ServerHarness start(RpmaRequestHandler handler) {
         listen(handler);
         this.server.start();
@@ -86,14 +96,17 @@ public final class ServerHarness implements AutoCloseable {
 
     public RpmaEndpointSettings settings() {
         return new RpmaEndpointSettings(RpmaEndpointSettings.DEFAULT_ENDPOINT, ADDRESS, PORT, this.acceptor,
-                this.messages, this.limits);
+                this.messages, this.limits, this.peer);
     }
 
     /** The server listening, not yet accepting. */
     public ServerHarness listen(RpmaRequestHandler handler) {
+        List<RpmaEndpointSettings> endpoints = new ArrayList<>(List.of(settings()));
+        endpoints.addAll(this.moreEndpoints);
         RpmaServerSettings settings = new RpmaServerSettings(this.eventLoops, this.busyPoll, this.gracePeriod,
-                List.of(settings()), this.regions);
-        this.server = RpmaServer.listen(Rpma.using(this.fake), settings, new RpmaServer.Components() {
+                endpoints, this.regions);
+        Rpma rpma = Rpma.using(this.fake, this.memoryLockLimit);
+        this.server = RpmaServer.listen(rpma, settings, new RpmaServer.Components() {
 
             @Override
             public RpmaRequestHandler handler(String endpointName) {

@@ -13,11 +13,14 @@ import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.autoconfigure.context.PropertyPlaceholderAutoConfiguration;
 import org.springframework.boot.test.context.ConfigDataApplicationContextInitializer;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.boot.test.system.CapturedOutput;
+import org.springframework.boot.test.system.OutputCaptureExtension;
 
 import dev.rpma.sampleclient.protocol.ExampleProtocols;
 import dev.rpma.binding.Rpma;
@@ -108,6 +111,40 @@ class SampleHandlersTests {
             assertThat(this.fake.await(WAIT,
                     () -> server.endpoint("default").statistics().rejected(RejectReason.HANDLER) == 1)).isTrue();
         });
+    }
+
+    /**
+     * A greeting that tries to forge log lines (LF, CR, CR LF, an escape sequence, every control byte)
+     * is logged escaped on the one line of the handler's rejection; no line of the output starts with
+     * it, and the rejection line holds no control character.
+     */
+    @Test
+    @ExtendWith(OutputCaptureExtension.class)
+    void helloLogsAHostileGreetingEscapedOnItsOwnLine(CapturedOutput output) {
+        // within the 32 bytes the handler shows
+        byte[] forging = "\nFORGED 1\rFORGED 2\r\nFORGED\u001b[J".getBytes(StandardCharsets.ISO_8859_1);
+        byte[] controls = new byte[33];
+        for (int b = 0; b < 0x20; b++) {
+            controls[b] = (byte) b;
+        }
+        controls[32] = 0x7f;
+        this.runner.run((context) -> {
+            RpmaServer server = context.getBean(RpmaServer.class);
+            for (byte[] greeting : List.of(forging, controls)) {
+                FakeRequest request = this.fake.endpointAt("198.18.0.1", 7204).queueRequest(greeting);
+                assertThat(request.awaitConsumed(WAIT)).isEqualTo(FakeRequest.State.DELETED);
+            }
+            assertThat(this.fake.await(WAIT,
+                    () -> server.endpoint("default").statistics().rejected(RejectReason.HANDLER) == 2)).isTrue();
+        });
+        List<String> lines = List.of(output.getAll().split("\r\n|\r|\n"));
+        assertThat(lines).noneMatch((line) -> line.startsWith("FORGED"));
+        List<String> rejections = lines.stream().filter((line) -> line.contains("hello: rejecting")).toList();
+        assertThat(rejections).hasSize(2)
+            .allSatisfy((line) -> assertThat(line.chars().filter((c) -> c < 0x20 && c != '\t' || c == 0x7f))
+                .isEmpty());
+        assertThat(rejections.get(0)).contains("\"\\x0aFORGED 1\\x0dFORGED 2\\x0d\\x0aFORGED\\x1b[J\"");
+        assertThat(rejections.get(1)).contains("\\x00\\x01\\x02").contains("\\x1f...(1 more bytes)");
     }
 
     @Test

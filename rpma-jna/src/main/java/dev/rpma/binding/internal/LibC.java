@@ -7,8 +7,9 @@ import com.sun.jna.Pointer;
 
 /**
  * The few libc calls the event loops need to wait on librpma's file descriptors: {@code fcntl},
- * {@code poll}, {@code epoll_*}, {@code eventfd}, {@code read}, {@code write}, {@code close}; and
- * {@code sched_setscheduler} for the threads around them. Direct-mapped; {@code poll},
+ * {@code poll}, {@code epoll_*}, {@code eventfd}, {@code read}, {@code write}, {@code close};
+ * {@code sched_setscheduler} for the threads around them; and {@code getrlimit} and {@code sysconf}
+ * for the memory-lock limit that registered memory counts against. Direct-mapped; {@code poll},
  * {@code fcntl} and epoll, which run per wake-up and per connection, through JNI where it is
  * available ({@link JniCalls}).
  * Internal API.
@@ -31,6 +32,12 @@ public final class LibC {
     public static final int EPOLLIN = 0x1;
     public static final int EPOLLERR = 0x8;
     public static final int EPOLLHUP = 0x10;
+    public static final int RLIMIT_MEMLOCK = 8;
+    /** {@code RLIM_INFINITY}: all ones, -1 as a Java long. */
+    public static final long RLIM_INFINITY = -1L;
+    /** {@code sizeof(struct rlimit)}: two {@code rlim_t} (u64), the soft limit first. */
+    public static final int RLIMIT_SIZE = 16;
+    public static final int SC_PAGESIZE = 30;
     /** {@code sizeof(struct epoll_event)} on x86-64, where the struct is packed: u32 events, u64 data. */
     public static final int EPOLL_EVENT_SIZE = 12;
 
@@ -108,6 +115,12 @@ public final class LibC {
 
     // int close(int fd);
     public static native int close(int fd);
+
+    // int getrlimit(int resource, struct rlimit *rlim);
+    public static native int getrlimit(int resource, long rlim);
+
+    // long sysconf(int name);
+    public static native long sysconf(int name);
 
     // int sched_setscheduler(pid_t pid, int policy, const struct sched_param *param); pid 0: this thread
     public static native int sched_setscheduler(int pid, int policy, long param);

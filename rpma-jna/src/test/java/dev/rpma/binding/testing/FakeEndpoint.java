@@ -85,6 +85,13 @@ public final class FakeEndpoint extends FakeObject {
         }
     }
 
+    /** The peer it listens on (the one its requests' queue pairs are created on); 0 before the listen. */
+    public long peer() {
+        synchronized (this.fake.lock) {
+            return this.peer;
+        }
+    }
+
     /** Name of the thread that called {@code rpma_ep_listen}, or {@code null}. */
     public String listenedOnThread() {
         synchronized (this.fake.lock) {

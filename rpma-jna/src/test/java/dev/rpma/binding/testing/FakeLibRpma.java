@@ -618,6 +618,21 @@ public final class FakeLibRpma implements LibRpma, PassiveCmIds, AutoCloseable {
         }
     }
 
+    /**
+     * The peer a live local memory region was registered on, found by the key ({@code rkey}) of its
+     * descriptor, or 0 when no live region has that key: which protection domain a client holding that
+     * descriptor can reach.
+     */
+    public long peerOfRegion(byte[] descriptor) {
+        int rkey = java.nio.ByteBuffer.wrap(descriptor).order(java.nio.ByteOrder.LITTLE_ENDIAN).getInt(16);
+        synchronized (this.lock) {
+            return this.handles.values().stream()
+                    .filter(h -> h.live && h.kind == Kind.MR_LOCAL && ((Mr) h.state).rkey == rkey)
+                    .mapToLong(h -> h.parent.address)
+                    .findFirst().orElse(0);
+        }
+    }
+
     /** Throws an {@link AssertionError} naming every object still live. */
     public void assertAllFreed() {
         List<Handle> live = liveHandles();

@@ -17,6 +17,10 @@ import org.springframework.core.annotation.AliasFor;
  * served by the server's event loops; the method does not wait for it. May be used as a
  * meta-annotation.
  *
+ * <p>The request's private data is the client's: log it only through
+ * {@link dev.rpma.server.RpmaEscaping} (a newline in it would otherwise forge a log line), and do
+ * not quote it unescaped in an exception's message either.
+ *
  * <pre class="code">
  * &#64;Component
  * class Greeter {

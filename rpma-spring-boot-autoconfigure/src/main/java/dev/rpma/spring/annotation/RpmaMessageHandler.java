@@ -26,6 +26,10 @@ import org.springframework.core.annotation.AliasFor;
  * ({@code rpma.server.messages.dispatch=pool}), so by default it must not block; either way the
  * messages of one session come in order.
  *
+ * <p>A message is the client's bytes: log them only through {@link dev.rpma.server.RpmaEscaping}
+ * (a newline in them would otherwise forge a log line). The server escapes what it logs of a failure,
+ * an exception's message included.
+ *
  * <pre class="code">
  * &#64;Component
  * class PingPong {

@@ -717,18 +717,21 @@ public class RpmaProperties {
      *     under rpma.server.
      * @param admission Any property of rpma.server.admission, for this endpoint alone; each one left unset has its
      *     value under rpma.server.
+     * @param peer Name of a peer (RDMA protection domain) of the endpoint's own, shared only with the endpoints on
+     *     its address that name the same peer: the keys of the regions its clients get are then useless on the other
+     *     endpoints' connections, and theirs on its. Unset: the address's one shared peer. Not inherited.
      */
     public record Endpoint(@Nullable String address, @Nullable Integer port,
             @DefaultValue EndpointConnection connection, @DefaultValue EndpointAcceptor acceptor,
             @DefaultValue EndpointMessages messages, @DefaultValue EndpointLimits limits,
-            @DefaultValue EndpointAdmission admission) {
+            @DefaultValue EndpointAdmission admission, @Nullable String peer) {
 
         /** Sets nothing of its own: the default endpoint, whose values are the server groups'. */
         static final Endpoint NOTHING_SET = new Endpoint(null, null,
                 new EndpointConnection(null, null, null, null, null, null),
                 new EndpointAcceptor(null, null, null, null, null, false, null, null),
                 new EndpointMessages(null, null, null, null, null, null, null, null),
-                new EndpointLimits(null, null, null, null), new EndpointAdmission(null, null, null));
+                new EndpointLimits(null, null, null, null), new EndpointAdmission(null, null, null), null);
     }
 
     /**

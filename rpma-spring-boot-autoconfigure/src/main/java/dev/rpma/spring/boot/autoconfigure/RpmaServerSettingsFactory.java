@@ -90,9 +90,16 @@ final class RpmaServerSettingsFactory {
         if (port < 1 || port > 65535) {
             throw new InvalidRpmaPropertyException(prefix + ".port", port, "must be between 1 and 65535");
         }
+        // not inherited: a peer of its own is what sets one endpoint apart from the others
+        String peer = own.peer();
+        if (peer != null && peer.isBlank()) {
+            throw new InvalidRpmaPropertyException(prefix + ".peer", peer, "must name a peer, or be left unset for the"
+                    + " address's shared one");
+        }
         return new RpmaEndpointSettings(name, address.trim(), port,
                 acceptor(prefix, own.acceptor(), inlineHandler, server.getAcceptor()),
-                messages(prefix, own.messages(), server.getMessages()), limits(prefix, own.limits(), server.getLimits()));
+                messages(prefix, own.messages(), server.getMessages()), limits(prefix, own.limits(), server.getLimits()),
+                (peer != null) ? peer.trim() : null);
     }
 
     private static RpmaEndpointSettings.Acceptor acceptor(String prefix, RpmaProperties.EndpointAcceptor own,

@@ -283,6 +283,26 @@ class RpmaAutoConfigurationTests {
             });
     }
 
+    /** An endpoint with a peer of its own: a second rpma_peer_new, and the region registered again on it. */
+    @Test
+    void anEndpointWithAPeerOfItsOwnListensAndRegistersOnIt() {
+        this.runner.withBean(RegionHandler.class).withBean(ReplicaRegionHandler.class)
+            .withPropertyValues("rpma.server.regions.greeting.size=14B", "rpma.server.endpoints.replica.port=7205",
+                    "rpma.server.endpoints.replica.peer=replica")
+            .run((context) -> {
+                assertThat(context).hasNotFailed();
+                assertThat(this.fake.calls("rpma_peer_new")).isEqualTo(2);
+                FakeEndpoint replica = this.fake.endpointAt("198.18.0.1", 7205);
+                FakeEndpoint shared = this.fake.endpointAt("198.18.0.1", 7204);
+                assertThat(replica.peer()).isNotEqualTo(shared.peer());
+                FakeRequest request = replica.queueRequest(new byte[0]);
+                assertThat(request.awaitConsumed(WAIT)).isEqualTo(FakeRequest.State.CONNECTED);
+                byte[] descriptor = RpmaCommonData.decode(request.connectPrivateData()).memoryRegionDescriptor();
+                assertThat(this.fake.peerOfRegion(descriptor)).isEqualTo(replica.peer());
+            });
+        assertThat(this.fake.calls("rpma_peer_delete")).isEqualTo(2);
+    }
+
     @Test
     void aPooledEndpointAndItsSettings() {
         this.runner.withBean(Handlers.Greeter.class).withBean(PingPong.class)
@@ -337,6 +357,15 @@ class RpmaAutoConfigurationTests {
         @Override
         public void sessionEnded(RpmaSession session, RpmaSessionEnd end) {
             this.heard.add(end.reason().tag());
+        }
+    }
+
+    /** Hands out the region 'greeting' to the clients of endpoint 'replica'. */
+    static class ReplicaRegionHandler {
+
+        @RpmaConnectionHandler("replica")
+        void read(RpmaIncomingRequest request) {
+            request.connect(RpmaCommonData.of(request.regionDescriptor("greeting")).encode());
         }
     }
 

@@ -1,5 +1,7 @@
 package dev.rpma.spring.boot.autoconfigure;
 
+import java.util.List;
+
 import org.junit.jupiter.api.Test;
 
 import org.springframework.beans.factory.BeanCreationException;
@@ -13,9 +15,11 @@ import dev.rpma.binding.RpmaException;
 import dev.rpma.binding.RpmaFailureKind;
 import dev.rpma.binding.RpmaUnavailableException;
 import dev.rpma.binding.internal.RpmaLibraryLoader;
+import dev.rpma.binding.io.MemoryLockLimit;
 import dev.rpma.spring.annotation.RpmaHandlerConfigurationException;
 import dev.rpma.spring.annotation.RpmaHandlerConfigurationException.Problem;
 import dev.rpma.server.RpmaListenException;
+import dev.rpma.server.RpmaMemoryLockException;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -29,7 +33,8 @@ class RpmaFailureAnalyzersTests {
     void allAnalyzersAreRegistered() {
         assertThat(RpmaFailureAnalyzers.registered()).extracting((FailureAnalyzer analyzer) -> (Object) analyzer.getClass())
             .containsExactlyInAnyOrder(RpmaUnavailableFailureAnalyzer.class, RpmaListenFailureAnalyzer.class,
-                    InvalidRpmaPropertyFailureAnalyzer.class, RpmaHandlerConfigurationFailureAnalyzer.class);
+                    InvalidRpmaPropertyFailureAnalyzer.class, RpmaHandlerConfigurationFailureAnalyzer.class,
+                    RpmaMemoryLockFailureAnalyzer.class);
     }
 
     /** A real failed load: the loader's whole error in the description, the advice once, in the action. */
@@ -103,6 +108,33 @@ class RpmaFailureAnalyzersTests {
         assertThat(analysis.getDescription()).isEqualTo("RDMA endpoint 'default' could not listen on 198.18.0.1:7204:"
                 + " rpma_peer_new() failed with RPMA_E_NOMEM (-100003): Out of memory");
         assertThat(analysis.getAction()).contains("RDMA-capable interface").contains("dev.rpma.librpma");
+    }
+
+    /** Names the limit, what needs how much, the amount to raise it to in the units ulimit takes, and every place. */
+    @Test
+    void memoryLockLimitTooSmall() {
+        RpmaMemoryLockException ex = new RpmaMemoryLockException(new MemoryLockLimit(65536, 131072, false, 4096),
+                2 * 1024 * 1024 + 1, List.of("region 'catalog' on the peer of 198.18.0.1 2.0 MiB"), null);
+        FailureAnalysis analysis = RpmaFailureAnalyzers.analyze(new BeanCreationException("rpmaServer", "failed", ex));
+        assertThat(analysis.getDescription()).isEqualTo("The RDMA server registers 2.0 MiB of memory when it starts"
+                + " (region 'catalog' on the peer of 198.18.0.1 2.0 MiB), which the kernel pins, but this process may"
+                + " lock only 64 KiB (RLIMIT_MEMLOCK; its hard limit is 128 KiB).");
+        assertThat(analysis.getAction()).startsWith("Raise the memory-lock limit of the process to at least 2.0 MiB"
+                + " (2049 KiB), or make it unlimited")
+            .contains("'ulimit -l unlimited' (or 'ulimit -l 2049')", "'docker run --ulimit memlock=-1:-1'",
+                    "'LimitMEMLOCK=infinity'", "Kubernetes", "IPC_LOCK", "'rpma.server.regions.<name>.size'",
+                    "'rpma.server.messages.max-message-size'");
+        assertThat(analysis.getCause()).isSameAs(ex);
+    }
+
+    @Test
+    void memoryLockLimitFoundByAFailedRegistration() {
+        RpmaException enomem = provider("rpma_mr_reg", Errno.ENOMEM, "198.18.0.1", 0);
+        RpmaMemoryLockException ex = new RpmaMemoryLockException(MemoryLockLimit.of(8 << 20), 4096,
+                List.of("region 'catalog' on the peer of 198.18.0.1 4 KiB"), enomem);
+        FailureAnalysis analysis = RpmaFailureAnalyzers.analyze(ex);
+        assertThat(analysis.getDescription()).endsWith("but this process may lock only 8 MiB (RLIMIT_MEMLOCK):"
+                + " rpma_mr_reg() failed with RPMA_E_PROVIDER (-100002): Provider error occurred; errno 12 (ENOMEM).");
     }
 
     @Test

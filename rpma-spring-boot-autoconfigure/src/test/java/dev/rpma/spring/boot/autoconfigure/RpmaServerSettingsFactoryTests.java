@@ -334,6 +334,27 @@ class RpmaServerSettingsFactoryTests {
                 });
     }
 
+    /** A peer of its own sets an endpoint apart, so it is never inherited. */
+    @Test
+    void anEndpointsOwnPeerIsItsAlone() {
+        this.runner
+            .withPropertyValues("rpma.server.endpoints.tenant.port=7205", "rpma.server.endpoints.tenant.peer= tenant ",
+                    "rpma.server.endpoints.replica.port=7206")
+            .run((context) -> {
+                List<RpmaEndpointSettings> settings = endpoints(context.getBean(RpmaProperties.class));
+                assertThat(named(settings, "tenant").peer()).isEqualTo("tenant");
+                assertThat(named(settings, "replica").peer()).isNull();
+                assertThat(named(settings, "default").peer()).isNull();
+            });
+    }
+
+    @Test
+    void aBlankPeerIsNamed() {
+        this.runner.withPropertyValues("rpma.server.endpoints.tenant.port=7205", "rpma.server.endpoints.tenant.peer= ")
+            .run((context) -> assertInvalid(() -> endpoints(context.getBean(RpmaProperties.class)),
+                    "rpma.server.endpoints.tenant.peer", "must name a peer"));
+    }
+
     @Test
     void addressIsRequired() {
         new ApplicationContextRunner().withUserConfiguration(PropertiesConfiguration.class)

@@ -19,11 +19,13 @@ import dev.rpma.binding.Errno;
 import dev.rpma.binding.Rpma;
 import dev.rpma.binding.RpmaError;
 import dev.rpma.binding.internal.RpmaLibraryLoader;
+import dev.rpma.binding.io.MemoryLockLimit;
 import dev.rpma.binding.testing.FakeEndpoint;
 import dev.rpma.binding.testing.FakeLibRpma;
 import dev.rpma.spring.annotation.RpmaHandlerConfigurationException;
 import dev.rpma.spring.annotation.RpmaHandlerConfigurationException.Problem;
 import dev.rpma.server.RpmaListenException;
+import dev.rpma.server.RpmaMemoryLockException;
 import dev.rpma.spring.boot.actuate.FakeRpmaServer;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -172,6 +174,24 @@ class RpmaStartupFailureTests {
                     .containsOnlyOnce("choose another port")
                     .endsWith("The endpoint's port is set by 'rpma.server.endpoints.replica.port'.");
                 assertFirstEndpointReleased();
+            });
+    }
+
+    /** With the limit scripted: the analysis Boot prints, and not one librpma call before it. */
+    @Test
+    void memoryLockLimitTooSmallForTheRegions() {
+        new ApplicationContextRunner().withConfiguration(AutoConfigurations.of(RpmaAutoConfiguration.class))
+            .withBean("fakeRpma", Rpma.class, () -> Rpma.using(this.fake, MemoryLockLimit.of(64 * 1024)))
+            .withBean(Handlers.Greeter.class)
+            .withPropertyValues("rpma.server.address=198.18.0.1", "rpma.server.regions.catalog.size=1MB")
+            .run((context) -> {
+                assertThat(rootCause(context)).isInstanceOf(RpmaMemoryLockException.class);
+                FailureAnalysis analysis = RpmaFailureAnalyzers.analyze(context.getStartupFailure());
+                assertThat(analysis.getDescription()).isEqualTo("The RDMA server registers 1.0 MiB of memory when"
+                        + " it starts (region 'catalog' on the peer of 198.18.0.1 1.0 MiB), which the kernel pins, but"
+                        + " this process may lock only 64 KiB (RLIMIT_MEMLOCK).");
+                assertThat(analysis.getAction()).contains("at least 1.0 MiB (1028 KiB)", "'ulimit -l 1028'");
+                assertThat(this.fake.totalCalls()).isZero();
             });
     }
 

@@ -61,6 +61,12 @@ public final class RpmaEndpointMetrics implements MeterBinder {
     /** Message handler invocations that threw. */
     public static final String MESSAGE_HANDLER_FAILURES = "rpma.message.handler.failures";
 
+    /**
+     * Completions that failed (other than flushes and messages too long), by the {@code operation} the
+     * server posted: {@code receive} or {@code send}.
+     */
+    public static final String FAILED_COMPLETIONS = "rpma.completions.failed";
+
     /** Sends waiting for a send slot or for credits now. */
     public static final String SENDS_WAITING = "rpma.sends.waiting";
 
@@ -139,6 +145,11 @@ public final class RpmaEndpointMetrics implements MeterBinder {
         FunctionCounter.builder(MESSAGE_HANDLER_FAILURES, statistics, RpmaEndpointStatistics::handlerFailures)
             .tags(this.tags).baseUnit("invocations").description("Message handler invocations that threw")
             .register(registry);
+        for (RpmaEndpointStatistics.WorkRequest request : RpmaEndpointStatistics.WorkRequest.values()) {
+            FunctionCounter.builder(FAILED_COMPLETIONS, statistics, (s) -> s.failedCompletions(request)).tags(this.tags)
+                .tag("operation", request.tag()).baseUnit("completions")
+                .description("Completions that failed, by the operation the server posted").register(registry);
+        }
         Gauge.builder(SENDS_WAITING, statistics, RpmaEndpointStatistics::sendsWaiting).tags(this.tags)
             .baseUnit("messages").description("Sends waiting for a send slot or for the client's credits")
             .strongReference(true).register(registry);

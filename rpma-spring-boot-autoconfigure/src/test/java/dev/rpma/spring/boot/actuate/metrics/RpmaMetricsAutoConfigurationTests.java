@@ -180,6 +180,7 @@ class RpmaMetricsAutoConfigurationTests {
                         "rpma.request.queue.size", "rpma.request.queue.capacity", "rpma.request.queue.remaining",
                         "rpma.requests", "rpma.acceptor.errors", "rpma.sessions.active", "rpma.sessions.ended",
                         "rpma.messages", "rpma.message.bytes", "rpma.messages.bad", "rpma.message.handler.failures",
+                        "rpma.completions.failed",
                         "rpma.sends.waiting", "rpma.sends.queued", "rpma.sessions.slot.memory", "rpma.receives.shared.posted",
                         "rpma.connection.events", "rpma.handler.duration", "rpma.request.queue.wait");
             });
@@ -217,6 +218,8 @@ class RpmaMetricsAutoConfigurationTests {
             assertThat(counter(registry, RpmaEndpointMetrics.BAD_MESSAGES, "reason", "oversized")).isEqualTo(1);
             assertThat(counter(registry, RpmaEndpointMetrics.BAD_MESSAGES, "reason", "empty")).isZero();
             assertThat(registry.get(RpmaEndpointMetrics.MESSAGE_HANDLER_FAILURES).functionCounter().count()).isOne();
+            assertThat(counter(registry, RpmaEndpointMetrics.FAILED_COMPLETIONS, "operation", "receive")).isZero();
+            assertThat(counter(registry, RpmaEndpointMetrics.FAILED_COMPLETIONS, "operation", "send")).isZero();
             assertThat(ended(registry, "default", "closed")).isOne();
             assertThat(ended(registry, "default", "error")).isOne();
             assertThat(gauge(registry, RpmaEndpointMetrics.ACTIVE_SESSIONS, "default")).isZero();
@@ -238,7 +241,10 @@ class RpmaMetricsAutoConfigurationTests {
             FakeEndpoint endpoint = this.fake.endpointAt(ADDRESS, PORT);
             submit(endpoint, statistics, ACCEPT);
             endpoint.queueUnexpectedEvent();
-            Await.until("the INVAL error", () -> statistics.errors("rpma_ep_next_conn_req", "RPMA_E_INVAL") == 1);
+            // the meter is bound after the count (by the error listener): wait for both
+            Await.until("the INVAL error counted and its meter bound", () -> context.getBean(MeterRegistry.class)
+                .find(RpmaEndpointMetrics.ACCEPTOR_ERRORS).tag("code", "RPMA_E_INVAL").functionCounters().stream()
+                .anyMatch((counter) -> counter.count() == 1));
             Await.until("the handler timed", () -> handlerCount(context.getBean(MeterRegistry.class), "default") == 1);
             Await.until("the connection established",
                     () -> statistics.events(RpmaConnectionEvent.ESTABLISHED) == 1 && statistics.activeConnections() == 1);
