@@ -372,7 +372,7 @@ final class Acceptor implements RpmaEventLoop.IoHandler {
             }
             catch (Throwable ex) {
                 // as a handler's failure: the request is still rejected, so nothing native is left behind
-                this.context.warnings.warn("The admission step " + admission + " of endpoint '" + endpointName()
+                this.warnings.warn("admission", "The admission step " + admission + " of endpoint '" + endpointName()
                         + "' failed; the request was rejected as unauthenticated", ex);
                 return RejectReason.UNAUTHENTICATED;
             }
