@@ -157,6 +157,10 @@ final class Acceptor implements RpmaEventLoop.IoHandler {
         return this.regions.descriptor(name, endpointName(), this.context.settings.address());
     }
 
+    RpmaCommonData commonData(String name, int dataOffset) {
+        return this.regions.commonData(name, dataOffset, endpointName(), this.context.settings.address());
+    }
+
     // ---------------------------------------------------------------- start and stop, on the loop
 
     /** Starts watching the endpoint; the loop thread owns it from now on. */
