@@ -109,8 +109,8 @@ public final class RpmaBackingStore {
      * Process memory that claims to be persistent: for the tests over the scripted fake, which has no
      * DAX file system to map.
      */
-    static RpmaBackingStore assumedPersistentForTests(ByteBuffer memory) {
-        return new RpmaBackingStore(Kind.DAX, memory, null);
+    static RpmaBackingStore assumedPersistentForTests(ByteBuffer memory, Path path) {
+        return new RpmaBackingStore(Kind.DAX, memory, path);
     }
 
     private static MappedByteBuffer map(Path path, long size, boolean create, FileChannel.MapMode mode, Kind kind) {

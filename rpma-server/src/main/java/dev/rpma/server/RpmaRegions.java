@@ -11,8 +11,10 @@ import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import dev.rpma.binding.Errno;
 import dev.rpma.binding.MemoryUsage;
 import dev.rpma.binding.Rpma;
+import dev.rpma.binding.RpmaException;
 import dev.rpma.binding.RpmaMemoryRegion;
 import dev.rpma.binding.RpmaPeer;
 import dev.rpma.binding.RpmaPeerConfig;
@@ -75,7 +77,7 @@ public final class RpmaRegions {
                 try {
                     for (RpmaEndpointSettings endpoint : endpoints) {
                         if (definition.serves(endpoint.name()) && !byAddress.containsKey(endpoint.address())) {
-                            RpmaMemoryRegion region = peers.get(endpoint.address()).register(definition.memory(), usages);
+                            RpmaMemoryRegion region = register(definition, peers.get(endpoint.address()), usages);
                             byAddress.put(endpoint.address(), new Registration(region, region.descriptor()));
                         }
                     }
@@ -88,6 +90,28 @@ public final class RpmaRegions {
         }
         catch (RuntimeException ex) {
             deregister();
+            throw ex;
+        }
+    }
+
+    /**
+     * {@code rpma_mr_reg}; a file on a DAX file system that the device refuses gets an exception
+     * that says why: the kernel does not pin file system DAX pages for long, so only a device with
+     * on-demand paging (librpma retries with ODP when the peer has it) can register them (measured
+     * with soft-RoCE on Linux 6.1: {@code EOPNOTSUPP}, for MAP_SYNC and plain shared mappings alike).
+     */
+    private static RpmaMemoryRegion register(RpmaRegionDefinition definition, RpmaPeer peer, MemoryUsage[] usages) {
+        try {
+            return peer.register(definition.memory(), usages);
+        }
+        catch (RpmaException ex) {
+            if (definition.store().kind() == RpmaBackingStore.Kind.DAX && ex.errno() == Errno.EOPNOTSUPP) {
+                throw new RpmaRegionStoreException(definition.store().path().orElseThrow(), RpmaBackingStore.Kind.DAX,
+                        "the RDMA device of " + peer.address() + " cannot register file system DAX memory (rpma_mr_reg: "
+                        + Errno.name(ex.errno()) + "): Linux pins such pages only for devices with on-demand paging"
+                        + " (ODP), which this one lacks (soft-RoCE has none). Use a device with ODP, or a device DAX"
+                        + " (/dev/daxX.Y)", ex);
+            }
             throw ex;
         }
     }

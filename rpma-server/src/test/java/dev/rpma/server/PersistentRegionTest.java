@@ -16,7 +16,9 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
+import dev.rpma.binding.Errno;
 import dev.rpma.binding.MemoryUsage;
+import dev.rpma.binding.RpmaError;
 import dev.rpma.binding.internal.NativeMemory;
 import dev.rpma.binding.testing.FakeCall;
 import dev.rpma.binding.testing.FakeRequest;
@@ -73,7 +75,7 @@ class PersistentRegionTest {
 
     @Test
     void persistentMemoryDeclaresDirectWriteToPmemAndPersistentFlushes() {
-        RpmaBackingStore pmem = RpmaBackingStore.assumedPersistentForTests(NativeMemory.allocate(1024));
+        RpmaBackingStore pmem = RpmaBackingStore.assumedPersistentForTests(NativeMemory.allocate(1024), this.dir.resolve("pmem"));
         this.harness.regions.add(new RpmaRegionDefinition("pmem", pmem, EnumSet.of(MemoryUsage.WRITE_DST,
                 MemoryUsage.FLUSH_TYPE_VISIBILITY, MemoryUsage.FLUSH_TYPE_PERSISTENT), Set.of(), true));
         this.harness.start((request) -> request.connect(request.commonData("pmem").encode()));
@@ -84,6 +86,23 @@ class PersistentRegionTest {
         assertThat(data.memoryRegionDescriptor()[20]).isEqualTo(usageFlags(MemoryUsage.WRITE_DST,
                 MemoryUsage.FLUSH_TYPE_VISIBILITY, MemoryUsage.FLUSH_TYPE_PERSISTENT));
         assertThat(data.peerConfigDescriptor()).containsExactly(1);
+    }
+
+    @Test
+    void persistentMemoryTheDeviceCannotRegisterFailsTheListenSayingWhy() {
+        Path path = this.dir.resolve("pmem");
+        RpmaBackingStore pmem = RpmaBackingStore.assumedPersistentForTests(NativeMemory.allocate(1024), path);
+        this.harness.regions.add(new RpmaRegionDefinition("pmem", pmem, EnumSet.of(MemoryUsage.WRITE_DST,
+                MemoryUsage.FLUSH_TYPE_PERSISTENT), Set.of(), true));
+        this.harness.fake.failNext("rpma_mr_reg", RpmaError.PROVIDER.code(), Errno.EOPNOTSUPP);
+        assertThatThrownBy(() -> this.harness.listen(RpmaIncomingRequest::connect))
+            .isInstanceOfSatisfying(RpmaRegionStoreException.class, (ex) -> {
+                assertThat(ex.path()).isEqualTo(path);
+                assertThat(ex.getMessage()).contains("cannot register file system DAX memory", "EOPNOTSUPP",
+                        "on-demand paging");
+            });
+        this.harness.fake.assertAllFreed();
+        this.harness.server = null;
     }
 
     @Test

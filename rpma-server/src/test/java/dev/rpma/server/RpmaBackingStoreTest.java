@@ -121,7 +121,7 @@ class RpmaBackingStoreTest {
         RpmaRegionDefinition visible = new RpmaRegionDefinition("log", file,
                 EnumSet.of(MemoryUsage.WRITE_DST, MemoryUsage.FLUSH_TYPE_VISIBILITY), Set.of(), false);
         assertThat(visible.memory()).isSameAs(file.memory());
-        RpmaBackingStore pmem = RpmaBackingStore.assumedPersistentForTests(ByteBuffer.allocateDirect(64));
+        RpmaBackingStore pmem = RpmaBackingStore.assumedPersistentForTests(ByteBuffer.allocateDirect(64), this.dir.resolve("pmem"));
         assertThat(new RpmaRegionDefinition("log", pmem, EnumSet.of(MemoryUsage.WRITE_DST,
                 MemoryUsage.FLUSH_TYPE_PERSISTENT, MemoryUsage.FLUSH_TYPE_VISIBILITY), Set.of(), true).directWriteToPmem())
             .isTrue();
