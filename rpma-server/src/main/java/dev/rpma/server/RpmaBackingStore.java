@@ -1,6 +1,8 @@
 package dev.rpma.server;
 
 import java.io.IOException;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.MappedByteBuffer;
@@ -49,6 +51,11 @@ public final class RpmaBackingStore {
         /** A file on a DAX file system mapped with {@code MAP_SYNC}: persistent memory. */
         DAX
     }
+
+    /** The granularity of dirty tracking; mappings start at a page boundary (offset 0 of the file). */
+    private static final int PAGE_SIZE = 4096;
+
+    private static final VarHandle LONGS = MethodHandles.byteBufferViewVarHandle(long[].class, ByteOrder.nativeOrder());
 
     private final Kind kind;
 
@@ -173,11 +180,23 @@ public final class RpmaBackingStore {
      * writes the dirty pages to the disk. Nothing for process memory, which cannot be made durable:
      * its callers learn that from {@link #kind()}. Thread-safe; blocks while the kernel writes.
      *
+     * <p>{@code msync} writes only pages the kernel knows to be dirty, and a write by the RDMA device
+     * marks nothing dirty (it does not go through the process's page tables). So each page of the
+     * range is first written by the CPU with an atomic add of zero to one aligned long in it: the
+     * page becomes dirty, and a write of the device into those bytes at the same moment is kept,
+     * not overwritten with an older value.
+     *
      * @throws IndexOutOfBoundsException when the range is not inside the memory
      */
     public void makeDurable(int index, int length) {
         Objects.checkFromIndexSize(index, length, this.memory.capacity());
         if (this.memory instanceof MappedByteBuffer mapped && this.kind != Kind.VOLATILE && length > 0) {
+            int capacity = mapped.capacity();
+            for (int page = index - index % PAGE_SIZE; page < index + length; page += PAGE_SIZE) {
+                if (page + Long.BYTES <= capacity) {
+                    LONGS.getAndAdd(mapped, page, 0L);
+                }
+            }
             mapped.force(index, length);
         }
     }

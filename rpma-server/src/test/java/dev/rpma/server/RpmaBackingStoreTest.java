@@ -105,6 +105,23 @@ class RpmaBackingStoreTest {
     }
 
     @Test
+    void makingAFileRegionDurableChangesNoByteOfItNorOfTheFile() throws IOException {
+        // pages are dirtied by an atomic add of zero: the content must be exactly what was written
+        Path file = this.dir.resolve("touched");
+        int size = 3 * 4096 + 5;
+        byte[] written = new byte[size];
+        new Random(9).nextBytes(written);
+        RpmaBackingStore store = RpmaBackingStore.mapFile(file, size, true);
+        store.memory().put(0, written);
+        store.makeDurable(1, size - 1);
+        store.makeDurable(3 * 4096, 5);
+        byte[] read = new byte[size];
+        store.memory().get(0, read);
+        assertThat(read).isEqualTo(written);
+        assertThat(Files.readAllBytes(file)).isEqualTo(written);
+    }
+
+    @Test
     void aDefinitionThatPromisesPersistenceItsStoreDoesNotGiveIsRefused() {
         RpmaBackingStore file = RpmaBackingStore.mapFile(this.dir.resolve("f"), 64, true);
         assertThatThrownBy(() -> new RpmaRegionDefinition("log", file,

@@ -63,6 +63,7 @@ class SampleHandlersTests {
         .withBean(ReadHandler.class)
         .withBean(PingPongHandler.class)
         .withBean(PersistentHandler.class)
+        .withBean(FlushByMessageHandler.class)
         .withPropertyValues("rpma.server.address=198.18.0.1", "rpma.server.shutdown.grace-period=0",
                 "rpma.server.regions.persistent.path=" + regionFile());
 
@@ -82,7 +83,7 @@ class SampleHandlersTests {
     void theApplicationsConfigurationServesFiveProtocolsWithOneDataPath() {
         this.runner.run((context) -> {
             RpmaServer server = context.getBean(RpmaServer.class);
-            assertThat(server.endpoints()).containsOnlyKeys("default", "read", "pingpong", "write", "flush");
+            assertThat(server.endpoints()).containsOnlyKeys("default", "read", "pingpong", "write", "flush", "gpspm");
             assertThat(server.endpoint("default").hasMessageHandlers()).isFalse();
             assertThat(server.endpoint("read").hasMessageHandlers()).isFalse();
             RpmaEndpointSettings pingPong = server.endpoint("pingpong").settings();
@@ -118,6 +119,27 @@ class SampleHandlersTests {
             assertThat(flush.connection().awaitDeleted(WAIT)).isTrue();
         });
         assertThat(Files.readAllBytes(regionFile())).hasSize(1024 * 1024).startsWith("Hello world!".getBytes(StandardCharsets.US_ASCII));
+    }
+
+    @Test
+    void gpspmMakesTheRequestedRangeDurableThenAnswersWithTheOperationsContext() {
+        this.runner.run((context) -> {
+            FakeRequest request = this.fake.endpointAt("198.18.0.1", 7209).queueRequest(new byte[0]);
+            assertThat(request.awaitConsumed(WAIT)).isEqualTo(FakeRequest.State.CONNECTED);
+            RpmaCommonData data = RpmaCommonData.decode(request.connectPrivateData());
+            assertThat(data.peerConfigDescriptor()).containsExactly(0);
+            FakeConnection connection = request.connection();
+            connection.deliver(flushRequest(4096, 1024, 0xF01DL));
+            assertThat(connection.awaitSent(1, WAIT)).isTrue();
+            assertThat(connection.sent()).extracting(SampleHandlersTests::value).containsExactly(0xF01DL);
+
+            // a range outside the region ends only that session, and nothing is answered
+            connection.deliver(flushRequest(1024 * 1024 - 8, 16, 7));
+            assertThat(connection.awaitDisconnected(WAIT)).isTrue();
+            assertThat(connection.sent()).hasSize(1);
+            connection.queueEvent(RpmaConnectionEvent.CLOSED);
+            assertThat(connection.awaitDeleted(WAIT)).isTrue();
+        });
     }
 
     @Test
@@ -263,6 +285,11 @@ class SampleHandlersTests {
 
     private static byte[] counter(long value) {
         return ByteBuffer.allocate(8).order(ByteOrder.LITTLE_ENDIAN).putLong(0, value).array();
+    }
+
+    private static byte[] flushRequest(long offset, long length, long operationContext) {
+        return ByteBuffer.allocate(24).order(ByteOrder.LITTLE_ENDIAN).putLong(offset).putLong(length)
+            .putLong(operationContext).array();
     }
 
     private static long value(byte[] message) {
