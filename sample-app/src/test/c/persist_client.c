@@ -17,6 +17,12 @@
  *                    server declares direct write to PMem, else RPMA_FLUSH_TYPE_VISIBILITY
  *                    (RPMA_F_COMPLETION_ALWAYS, wr_id 0xF01D, checked); prints
  *                    "Wrote the greeting, flush type PERSISTENT|VISIBILITY"
+ *   gpspm            librpma's example 09's shape (the general-purpose server persistency method)
+ *                    over the sample's raw messages: a receive is posted before connecting; write
+ *                    the greeting, then send a flush request, 24 bytes little-endian
+ *                    { u64 offset; u64 length; u64 op_context = 0xF01D } and wait for the 8-byte
+ *                    reply carrying op_context, which the server sends once the range is durable;
+ *                    prints "Wrote the greeting, made durable by the server"
  *   greeting         read the 1 KiB at data_offset back; prints "Greeting: <string>"
  *   random SEED N    as flush, N times: a write of 1 to 8192 bytes at a random offset of the
  *                    region, each flushed and its completion waited for before the next; the
@@ -55,7 +61,10 @@
 #define FLUSH_ID ((void *)0xF01D)
 #define EXIT_DIFFERS 4
 
-enum mode { WRITE, FLUSH, GREETING, RANDOM, VERIFY };
+enum mode { WRITE, FLUSH, GPSPM, GREETING, RANDOM, VERIFY };
+
+#define MSG_SIZE 32              /* the receive at offset 0, the send after it */
+#define FLUSH_REQUEST_SIZE 24
 
 /* xorshift64*: the same SEED gives the same writes in random and verify */
 static uint64_t next_random(uint64_t *state)
@@ -166,13 +175,14 @@ int main(int argc, char **argv)
 	if (ok) {
 		if (!strcmp(pos[2], "write") && npos == 3) mode = WRITE;
 		else if (!strcmp(pos[2], "flush") && npos == 3) mode = FLUSH;
+		else if (!strcmp(pos[2], "gpspm") && npos == 3) mode = GPSPM;
 		else if (!strcmp(pos[2], "greeting") && npos == 3) mode = GREETING;
 		else if (!strcmp(pos[2], "random") && npos == 5) mode = RANDOM;
 		else if (!strcmp(pos[2], "verify") && npos == 5) mode = VERIFY;
 		else ok = false;
 	}
 	if (!ok) {
-		fprintf(stderr, "usage: %s ADDR PORT write|flush|greeting|random SEED N|verify SEED N [--timeout SEC]\n",
+		fprintf(stderr, "usage: %s ADDR PORT write|flush|gpspm|greeting|random SEED N|verify SEED N [--timeout SEC]\n",
 			argv[0]);
 		return EXIT_USAGE;
 	}
@@ -189,14 +199,23 @@ int main(int argc, char **argv)
 	struct rpma_mr_local *local_mr = NULL;
 	struct rpma_mr_remote *dst_mr = NULL;
 	struct rpma_peer_cfg *pcfg = NULL;
-	uint8_t *local = NULL, *image = NULL;
+	struct rpma_mr_local *msg_mr = NULL;
+	uint8_t *local = NULL, *image = NULL, *msg = NULL;
 	struct range *ranges = NULL;
 	int ret, rc = EXIT_FAIL;
 	bool established = false;
 
 	if (new_peer(addr, &peer))
 		return EXIT_FAIL;
-	if (connect_to(peer, addr, port, NULL, NULL, 0, NULL, &s.conn))
+	if (mode == GPSPM) {
+		/* the reply's receive is posted on the request, before the connect, as example 09's client does */
+		if (posix_memalign((void **)&msg, (size_t)sysconf(_SC_PAGESIZE), 2 * MSG_SIZE)
+				|| (ret = rpma_mr_reg(peer, msg, 2 * MSG_SIZE, RPMA_MR_USAGE_SEND | RPMA_MR_USAGE_RECV, &msg_mr))) {
+			fprintf(stderr, PROG_NAME ": registering the message buffers failed\n");
+			goto out_peer;
+		}
+	}
+	if (connect_to(peer, addr, port, NULL, msg_mr, MSG_SIZE, NULL, &s.conn))
 		goto out_peer;
 	ret = wait_established(s.conn, &s.ev_fd, s.deadline, (uint64_t)timeout_s, false);
 	if (ret == WAIT_TIMEOUT)
@@ -278,6 +297,28 @@ int main(int argc, char **argv)
 		if (rc == EXIT_OK)
 			printf("Wrote the greeting, flush type %s\n", type_name);
 		break;
+	case GPSPM: {
+		strcpy((char *)local, "Hello world!");
+		uint64_t request[3] = { 0, HELLO_STR_SIZE, (uintptr_t)FLUSH_ID };   /* x86-64: little-endian */
+		memcpy(msg + MSG_SIZE, request, FLUSH_REQUEST_SIZE);
+		if ((ret = rpma_write(s.conn, dst_mr, data_offset, local_mr, 0, HELLO_STR_SIZE,
+				RPMA_F_COMPLETION_ON_ERROR, NULL))
+				|| (ret = rpma_send(s.conn, msg_mr, MSG_SIZE, FLUSH_REQUEST_SIZE, RPMA_F_COMPLETION_ON_ERROR,
+				NULL))) {
+			fail("rpma_write/rpma_send", ret);
+			break;
+		}
+		rc = completion(&s, IBV_WC_RECV, NULL, "flush reply");
+		uint64_t reply;
+		memcpy(&reply, msg, sizeof(reply));
+		if (rc == EXIT_OK && reply != (uintptr_t)FLUSH_ID) {
+			fprintf(stderr, PROG_NAME ": the reply carries op_context 0x%" PRIx64 ", not 0xF01D\n", reply);
+			rc = EXIT_FAIL;
+		}
+		if (rc == EXIT_OK)
+			printf("Wrote the greeting, made durable by the server\n");
+		break;
+	}
 	case GREETING:
 		rc = read_back(&s, local_mr, 0, dst_mr, data_offset, HELLO_STR_SIZE);
 		if (rc == EXIT_OK)
@@ -332,6 +373,9 @@ out_remote:
 out_disconnect:
 	rc = end_connection(&s.conn, established, false, s.ev_fd, s.deadline, rc);
 out_peer:
+	if (msg_mr)
+		rc = cleanup_rc(rc, "rpma_mr_dereg", rpma_mr_dereg(&msg_mr));
+	free(msg);
 	free(local);
 	free(image);
 	free(ranges);

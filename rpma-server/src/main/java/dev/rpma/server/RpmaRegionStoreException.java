@@ -2,7 +2,7 @@ package dev.rpma.server;
 
 import java.nio.file.Path;
 
-/** A region's file could not be mapped as its backing store asks. */
+/** A region's file could not be mapped or registered as its backing store asks. */
 public class RpmaRegionStoreException extends RuntimeException {
 
     private static final long serialVersionUID = 1L;
@@ -12,7 +12,7 @@ public class RpmaRegionStoreException extends RuntimeException {
     private final RpmaBackingStore.Kind kind;
 
     public RpmaRegionStoreException(Path path, RpmaBackingStore.Kind kind, String reason, Throwable cause) {
-        super("Mapping " + path + " as a " + kind.name().toLowerCase(java.util.Locale.ROOT) + " region failed: " + reason,
+        super("The " + kind.name().toLowerCase(java.util.Locale.ROOT) + " region in " + path + " cannot be used: " + reason,
                 cause);
         this.path = path;
         this.kind = kind;

@@ -1,5 +1,7 @@
 package dev.rpma.spring.boot.autoconfigure;
 
+import java.nio.file.Path;
+
 import org.junit.jupiter.api.Test;
 
 import org.springframework.beans.factory.BeanCreationException;
@@ -15,7 +17,9 @@ import dev.rpma.binding.RpmaUnavailableException;
 import dev.rpma.binding.internal.RpmaLibraryLoader;
 import dev.rpma.spring.annotation.RpmaHandlerConfigurationException;
 import dev.rpma.spring.annotation.RpmaHandlerConfigurationException.Problem;
+import dev.rpma.server.RpmaBackingStore;
 import dev.rpma.server.RpmaListenException;
+import dev.rpma.server.RpmaRegionStoreException;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -29,7 +33,19 @@ class RpmaFailureAnalyzersTests {
     void allAnalyzersAreRegistered() {
         assertThat(RpmaFailureAnalyzers.registered()).extracting((FailureAnalyzer analyzer) -> (Object) analyzer.getClass())
             .containsExactlyInAnyOrder(RpmaUnavailableFailureAnalyzer.class, RpmaListenFailureAnalyzer.class,
-                    InvalidRpmaPropertyFailureAnalyzer.class, RpmaHandlerConfigurationFailureAnalyzer.class);
+                    InvalidRpmaPropertyFailureAnalyzer.class, RpmaHandlerConfigurationFailureAnalyzer.class,
+                    RpmaRegionStoreFailureAnalyzer.class);
+    }
+
+    @Test
+    void daxMemoryTheDeviceCannotRegister() {
+        RpmaRegionStoreException ex = new RpmaRegionStoreException(Path.of("/mnt/pm/log"), RpmaBackingStore.Kind.DAX,
+                "the RDMA device of 198.18.0.1 cannot register file system DAX memory",
+                provider("rpma_mr_reg", Errno.EOPNOTSUPP, "198.18.0.1", 0));
+        FailureAnalysis analysis = RpmaFailureAnalyzers.analyze(new BeanCreationException("rpmaServer", "failed", ex));
+        assertThat(analysis.getDescription()).isEqualTo("The dax region in /mnt/pm/log cannot be used: the RDMA device of"
+                + " 198.18.0.1 cannot register file system DAX memory.");
+        assertThat(analysis.getAction()).contains("on-demand paging", "'rpma.server.regions.<name>.store=file'");
     }
 
     /** A real failed load: the loader's whole error in the description, the advice once, in the action. */
