@@ -170,9 +170,9 @@ public final class RpmaRegions {
 
     /**
      * Makes {@code length} bytes of region {@code name} from {@code index} durable
-     * ({@link RpmaBackingStore#makeDurable}): on a file or DAX store, once this returns the range
-     * survives a crash of the machine (DAX) or of the process and a clean reboot (file); on process
-     * memory it does nothing, and returns {@code false}. A message handler calls it before it
+     * ({@link RpmaBackingStore#makeDurable}): once this returns, the range of a DAX store is in
+     * persistent memory and that of a file store on its disk (both survive a crash of the machine);
+     * on process memory it does nothing, and returns {@code false}. A message handler calls it before it
      * replies that a client's write is durable, as librpma's example 09 does. Blocks while the
      * kernel writes: call it from a message handler dispatched to a pool if the ranges are large.
      *
