@@ -7,14 +7,16 @@
 #
 # The programs: hello_client, read_client, pingpong_client (wire-compatible with librpma's
 # examples 01, 02 and 08), conn_holder (many idle connections), bad_client (malformed
-# messages), reject_flood (requests the server rejects, in a loop); each file's header comment gives its usage, output and exit codes.
+# messages), reject_flood (requests the server rejects, in a loop), persist_client (examples 04
+# and 05, and random writes read back after a restart); each file's header comment gives its
+# usage, output and exit codes.
 set -euo pipefail
 ROOT=$(cd "$(dirname "$(realpath "$0")")/../.." && pwd)
 SRC=$ROOT/sample-app/src/test/c
 OUT=$ROOT/sample-app/target/c-clients
 . "$ROOT/tools/c/build-lib.sh"
 c_build_deps build-c-clients.sh
-for prog in hello_client read_client pingpong_client conn_holder bad_client reject_flood; do
+for prog in hello_client read_client pingpong_client conn_holder bad_client reject_flood persist_client; do
   c_build "$SRC" "$OUT" "$prog"
   echo "$OUT/$prog"
 done

@@ -35,6 +35,10 @@
 #   -w DIR      share host DIR read-write at the same path (repeatable)
 #   -C DIR      working directory for COMMAND (default: current directory)
 #   -k          keep the run directory (console log, output) for debugging
+#   -p          emulated persistent memory: the kernel gets memmap=256M!2G, and
+#               /dev/pmem0 (ext4, 4 KiB blocks) is mounted with -o dax on
+#               /mnt/pm before COMMAND runs; RXE_VM_PMEM=/mnt/pm is exported.
+#               Survives a process kill, not a VM power loss (see README.md)
 #   -v          print the guest kernel console log after the run
 #   --prepare   only download/unpack kernel and build initramfs, then exit
 #   --has-rdma  no VM: exit 0 if /sys/class/infiniband has a device, else 1
@@ -63,6 +67,7 @@ RW_DIRS=()
 WORKDIR=$PWD
 KEEP=0
 VERBOSE=0
+PMEM=0
 PREPARE_ONLY=0
 
 die() { echo "rxe-vm: $*" >&2; exit 125; }
@@ -75,6 +80,7 @@ while [ $# -gt 0 ]; do
     -w) RW_DIRS+=("$(realpath "$2")"); shift 2;;
     -C) WORKDIR=$(realpath "$2"); shift 2;;
     -k) KEEP=1; shift;;
+    -p) PMEM=1; shift;;
     -v) VERBOSE=1; shift;;
     --prepare) PREPARE_ONLY=1; shift;;
     --has-rdma) exec "$(dirname "$(realpath "$0")")/has-rdma-device.sh";;
@@ -284,6 +290,7 @@ cat > "$RUN/stage2.sh" <<STAGE2
 # runs as PID 1 inside the VM, on the overlay of the host's root
 RUN=$RUN
 KVER=$KVER
+PMEM=$PMEM
 MODSRC=$KDIR/lib/modules/$KVER
 STAGE2
 cat >> "$RUN/stage2.sh" <<'STAGE2'
@@ -339,18 +346,30 @@ set -a; . "$RUN/env.sh"; set +a
 export HOME=${HOME:-/root}
 # the topology, for tests (same names as in tools/rxe-vm/README.md); always the VM's values
 export RXE_VM=1 RPMA_TEST_SAME_IP=198.18.0.1 RPMA_TEST_SERVER_IP=198.18.3.2 RPMA_TEST_CLIENT_IP=198.18.3.1
+# -p: emulated PMem (memmap= on the command line gives an e820 range that nd_e820 turns into /dev/pmem0)
+if [ "$PMEM" = 1 ]; then
+  { modprobe -a nd_pmem nd_e820 && for _ in $(seq 50); do [ -b /dev/pmem0 ] && break; sleep 0.1; done &&
+    mkfs.ext4 -q -F -b 4096 /dev/pmem0 && mkdir -p /mnt/pm && mount -o dax /dev/pmem0 /mnt/pm; } > /dev/ttyS0 2>&1 \
+    || { say "emulated pmem failed"; fin 125; }
+  export RXE_VM_PMEM=/mnt/pm
+fi
 bash "$RUN/cmd.sh" > "$OUT" 2>&1 < /dev/null
 fin $?
 STAGE2
 
 # ---------------------------------------------------------------- boot
+PMEM_APPEND=
+if [ "$PMEM" = 1 ]; then
+  [ "$MEM" -ge 3072 ] || die "-p needs at least 3072 MiB of guest memory (-m): the emulated PMem is 2 GiB to 2.25 GiB"
+  PMEM_APPEND=' memmap=256M!2G'
+fi
 : > "$RUN/output.stream"
 start=$(date +%s.%N)
 timeout --kill-after=10 "$TIMEOUT" "$QEMU" "${QEMU_ARGS[@]}" \
   "${ACCEL_ARGS[@]}" -m "$MEM" -smp "$CPUS" \
   -nodefaults -no-user-config -display none -no-reboot -nic none \
   -kernel "$KDIR/boot/vmlinuz-$KVER" -initrd "$INITRD" \
-  -append "console=ttyS0 panic=-1 quiet loglevel=4 rxevm.run=$RUN" \
+  -append "console=ttyS0 panic=-1 quiet loglevel=4 rxevm.run=$RUN${PMEM_APPEND}" \
   -serial file:"$RUN/console.log" \
   -device virtio-serial-pci,id=vser0 \
   -chardev file,id=out,path="$RUN/output.stream" \

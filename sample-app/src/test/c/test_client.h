@@ -243,6 +243,52 @@ static inline int get_cq_fd(struct rpma_conn *conn, struct rpma_cq **cq, int *cq
 	return 0;
 }
 
+/*
+ * One completion, as librpma's examples wait for it (rpma_cq_wait, then rpma_cq_get_wc), but
+ * with poll() first so that the wait is bounded and a CLOSED/LOST of the connection ends it.
+ * cq_fd and ev_fd are non-blocking (get_cq_fd, wait_established).
+ */
+static inline int wait_completion(struct rpma_conn *conn, struct rpma_cq *cq, int cq_fd, int ev_fd,
+		uint64_t deadline, struct ibv_wc *wc)
+{
+	for (;;) {
+		bool cq_ready, ev_ready;
+		int ret = wait_cq_or_event(cq_fd, ev_fd, deadline, &cq_ready, &ev_ready);
+		if (ret)
+			return ret;
+		if (cq_ready) {
+			ret = rpma_cq_wait(cq);   /* consumes the channel event, re-arms the CQ */
+			if (ret == RPMA_E_NO_COMPLETION)
+				continue;            /* nothing on the non-blocking channel after all */
+			if (ret) {
+				fail("rpma_cq_wait", ret);
+				return ret;
+			}
+			int got = 0;
+			ret = rpma_cq_get_wc(cq, 1, wc, &got);
+			if (ret == RPMA_E_NO_COMPLETION)
+				continue;
+			if (ret) {
+				fail("rpma_cq_get_wc", ret);
+				return ret;
+			}
+			if (got == 1)
+				return WAIT_OK;
+		}
+		if (ev_ready) {
+			enum rpma_conn_event ev = RPMA_CONN_UNDEFINED;
+			ret = take_event(conn, &ev);
+			if (ret == WAIT_NO_EVENT)
+				continue;
+			if (ret)
+				return ret;
+			fprintf(stderr, PROG_NAME ": connection event %s while waiting for a completion\n",
+				rpma_utils_conn_event_2str(ev));
+			return -1;
+		}
+	}
+}
+
 /* the run's exit code after a clean-up call: a failure (ret) is reported and fails a run that
  * had succeeded so far */
 static inline int cleanup_rc(int rc, const char *what, int ret)

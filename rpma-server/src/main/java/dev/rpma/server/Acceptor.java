@@ -170,6 +170,10 @@ final class Acceptor implements RpmaEventLoop.IoHandler {
         return this.regions.descriptor(name, endpointName());
     }
 
+    RpmaCommonData commonData(String name, int dataOffset) {
+        return this.regions.commonData(name, dataOffset, endpointName());
+    }
+
     // ---------------------------------------------------------------- start and stop, on the loop
 
     /** Starts watching the endpoint; the loop thread owns it from now on. */

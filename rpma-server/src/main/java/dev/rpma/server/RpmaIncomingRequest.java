@@ -122,6 +122,23 @@ public final class RpmaIncomingRequest {
         return this.acceptor.regionDescriptor(name);
     }
 
+    /**
+     * {@code struct common_data} for exposed region {@code name}, its data at offset 0: the region's
+     * descriptor and that of the peer configuration it declares (whether it takes direct writes to
+     * PMem), as librpma's examples 04 and 05 accept with; {@code commonData(name).encode()} is the
+     * accept's private data.
+     *
+     * @throws IllegalArgumentException when no region has that name or it is not exposed to this endpoint
+     */
+    public RpmaCommonData commonData(String name) {
+        return commonData(name, 0);
+    }
+
+    /** {@link #commonData(String)} with the client's data starting at {@code dataOffset} in the region. */
+    public RpmaCommonData commonData(String name, int dataOffset) {
+        return this.acceptor.commonData(name, dataOffset);
+    }
+
     /** Accepts without private data. */
     public void connect() {
         connect(null);

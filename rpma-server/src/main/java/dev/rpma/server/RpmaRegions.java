@@ -11,15 +11,21 @@ import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import dev.rpma.binding.Errno;
 import dev.rpma.binding.MemoryUsage;
+import dev.rpma.binding.Rpma;
+import dev.rpma.binding.RpmaException;
 import dev.rpma.binding.RpmaMemoryRegion;
 import dev.rpma.binding.RpmaPeer;
+import dev.rpma.binding.RpmaPeerConfig;
 
 /**
  * The memory regions a server exposes ({@link RpmaRegionDefinition}): known from the server's
- * creation, so the application can fill a region ({@link #memory(String)}) before the server
- * listens; registered when it listens, on the peers of the endpoints that serve them; a connection
- * handler asks its request for a region's descriptor. Thread-safe.
+ * creation, so the application can fill a region ({@link #memory(String)}), or find what a file
+ * kept from the last run, before the server listens; registered when it listens, on the peers of
+ * the endpoints that serve them; a connection handler asks its request for a region's descriptors.
+ * At the stop, after every connection is deleted, the regions are deregistered and the mapped ones
+ * written back whole ({@link #makeDurable}). Thread-safe.
  */
 public final class RpmaRegions {
 
@@ -58,23 +64,31 @@ public final class RpmaRegions {
     private record Registration(RpmaMemoryRegion region, byte[] descriptor) {
     }
 
+    /** The descriptor of each region's peer configuration ({@code rpma_peer_cfg_get_descriptor}); filled when the server listens. */
+    private final Map<String, byte[]> peerConfigDescriptors = new java.util.concurrent.ConcurrentHashMap<>();
+
     /**
      * Registers each region on the peer of every endpoint it serves, once per peer (an endpoint on a
      * peer of its own gets a registration, and keys, of its own); if one fails, those already
-     * registered are deregistered before the exception leaves.
+     * registered are deregistered before the exception leaves. The peer configuration a region
+     * declares is needed only as its descriptor, so it is freed at once.
      *
      * @param peers by {@link RpmaEndpointSettings#peerKey()}
      */
-    void register(List<RpmaEndpointSettings> endpoints, Map<String, RpmaPeer> peers) {
+    void register(Rpma rpma, List<RpmaEndpointSettings> endpoints, Map<String, RpmaPeer> peers) {
         try {
             for (RpmaRegionDefinition definition : this.definitions.values()) {
+                try (RpmaPeerConfig config = rpma.newPeerConfig()) {
+                    this.peerConfigDescriptors.put(definition.name(),
+                            config.directWriteToPmem(definition.directWriteToPmem()).descriptor());
+                }
                 Map<String, Registration> byPeer = new LinkedHashMap<>();
                 MemoryUsage[] usages = definition.usages().toArray(MemoryUsage[]::new);
                 try {
                     for (RpmaEndpointSettings endpoint : endpoints) {
                         String peer = endpoint.peerKey();
                         if (definition.serves(endpoint.name()) && !byPeer.containsKey(peer)) {
-                            RpmaMemoryRegion region = peers.get(peer).register(definition.memory(), usages);
+                            RpmaMemoryRegion region = register(definition, peers.get(peer), usages);
                             byPeer.put(peer, new Registration(region, region.descriptor()));
                         }
                     }
@@ -87,6 +101,28 @@ public final class RpmaRegions {
         }
         catch (RuntimeException ex) {
             deregister();
+            throw ex;
+        }
+    }
+
+    /**
+     * {@code rpma_mr_reg}; a file on a DAX file system that the device refuses gets an exception
+     * that says why: the kernel does not pin file system DAX pages for long, so only a device with
+     * on-demand paging (librpma retries with ODP when the peer has it) can register them (measured
+     * with soft-RoCE on Linux 6.1: {@code EOPNOTSUPP}, for MAP_SYNC and plain shared mappings alike).
+     */
+    private static RpmaMemoryRegion register(RpmaRegionDefinition definition, RpmaPeer peer, MemoryUsage[] usages) {
+        try {
+            return peer.register(definition.memory(), usages);
+        }
+        catch (RpmaException ex) {
+            if (definition.store().kind() == RpmaBackingStore.Kind.DAX && ex.errno() == Errno.EOPNOTSUPP) {
+                throw new RpmaRegionStoreException(definition.store().path().orElseThrow(), RpmaBackingStore.Kind.DAX,
+                        "the RDMA device of " + peer.address() + " cannot register file system DAX memory (rpma_mr_reg: "
+                        + Errno.name(ex.errno()) + "): Linux pins such pages only for devices with on-demand paging"
+                        + " (ODP), which this one lacks (soft-RoCE has none). Use a device with ODP, or a device DAX"
+                        + " (/dev/daxX.Y)", ex);
+            }
             throw ex;
         }
     }
@@ -125,6 +161,41 @@ public final class RpmaRegions {
         return registration.descriptor().clone();
     }
 
+    /**
+     * What librpma's examples 04 and 05 send in the accept: {@code struct common_data} with the
+     * region's descriptor (for {@code endpoint}, on its peer), data at offset
+     * {@code dataOffset}, and the descriptor of the peer configuration the region declares, from
+     * which a client learns whether it may flush with {@code RPMA_FLUSH_TYPE_PERSISTENT}.
+     *
+     * @throws IllegalArgumentException when there is no such region, or it does not serve that endpoint
+     */
+    RpmaCommonData commonData(String name, int dataOffset, String endpoint) {
+        byte[] descriptor = descriptor(name, endpoint);
+        if (dataOffset >= definition(name).memory().capacity()) {
+            throw new IllegalArgumentException("Data offset " + dataOffset + " is outside region '" + name + "' of "
+                    + definition(name).memory().capacity() + " bytes");
+        }
+        return new RpmaCommonData(dataOffset, descriptor, this.peerConfigDescriptors.get(name).clone());
+    }
+
+    /**
+     * Makes {@code length} bytes of region {@code name} from {@code index} durable
+     * ({@link RpmaBackingStore#makeDurable}): once this returns, the range of a DAX store is in
+     * persistent memory and that of a file store on its disk (both survive a crash of the machine);
+     * on process memory it does nothing, and returns {@code false}. A message handler calls it before it
+     * replies that a client's write is durable, as librpma's example 09 does. Blocks while the
+     * kernel writes: call it from a message handler dispatched to a pool if the ranges are large.
+     *
+     * @return whether the store can be made durable at all (not process memory)
+     * @throws IllegalArgumentException when no region has that name
+     * @throws IndexOutOfBoundsException when the range is outside the region
+     */
+    public boolean makeDurable(String name, int index, int length) {
+        RpmaBackingStore store = definition(name).store();
+        store.makeDurable(index, length);
+        return store.kind() != RpmaBackingStore.Kind.VOLATILE;
+    }
+
     /** Deregisters every region; after every connection that could reach them is deleted. Idempotent. */
     void deregister() {
         List<String> failures = new ArrayList<>();
@@ -139,6 +210,16 @@ public final class RpmaRegions {
             }
         }
         this.registered.clear();
+        this.peerConfigDescriptors.clear();
+        // no device writes into them any more: what clients wrote and never had made durable is written back now
+        for (RpmaRegionDefinition definition : this.definitions.values()) {
+            try {
+                definition.store().makeDurable(0, definition.memory().capacity());
+            }
+            catch (RuntimeException ex) {
+                failures.add("writing back " + definition.name() + ": " + ex);
+            }
+        }
         if (!failures.isEmpty()) {
             logger.warn("Deregistering exposed memory failed: {}", failures);
         }

@@ -187,7 +187,7 @@ public final class RpmaServer {
                 for (RpmaEndpointSettings endpoint : this.settings.endpoints()) {
                     peer(this.rpma, endpoint, this.peers);
                 }
-                this.regions.register(this.settings.endpoints(), this.peers);
+                this.regions.register(this.rpma, this.settings.endpoints(), this.peers);
                 for (RpmaEndpointSettings endpoint : this.settings.endpoints()) {
                     this.endpoints.put(endpoint.name(), endpoint(this.rpma, endpoint,
                             this.peers.get(endpoint.peerKey()), this.components, this.regions, this.loops, batches));

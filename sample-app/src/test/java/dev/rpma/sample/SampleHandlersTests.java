@@ -1,8 +1,11 @@
 package dev.rpma.sample;
 
+import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Arrays;
 import java.util.List;
@@ -14,6 +17,7 @@ import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.io.TempDir;
 
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.autoconfigure.context.PropertyPlaceholderAutoConfiguration;
@@ -40,7 +44,7 @@ import dev.rpma.spring.boot.autoconfigure.RpmaAutoConfiguration;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * The sample's three handlers with the sample's own {@code application.yml}, over the scripted
+ * The sample's handlers with the sample's own {@code application.yml}, over the scripted
  * librpma fake: what they accept and reject, the private data they send, the region they expose,
  * the ping-pong's exchanges and how each protocol's sessions end. Real RDMA is the end-to-end tests'
  * job ({@code dev.rpma.sample.e2e}).
@@ -61,7 +65,17 @@ class SampleHandlersTests {
         .withBean(HelloHandler.class)
         .withBean(ReadHandler.class)
         .withBean(PingPongHandler.class)
-        .withPropertyValues("rpma.server.address=198.18.0.1", "rpma.server.shutdown.grace-period=0");
+        .withBean(PersistentHandler.class)
+        .withBean(FlushByMessageHandler.class)
+        .withPropertyValues("rpma.server.address=198.18.0.1", "rpma.server.shutdown.grace-period=0",
+                "rpma.server.regions.persistent.path=" + regionFile());
+
+    @TempDir
+    static Path files;
+
+    private static Path regionFile() {
+        return files.resolve("persistent.region");
+    }
 
     @AfterEach
     void nothingNativeLeakedOrMisused() {
@@ -69,10 +83,10 @@ class SampleHandlersTests {
     }
 
     @Test
-    void theApplicationsConfigurationServesThreeProtocolsWithOneDataPath() {
+    void theApplicationsConfigurationServesFiveProtocolsWithOneDataPath() {
         this.runner.run((context) -> {
             RpmaServer server = context.getBean(RpmaServer.class);
-            assertThat(server.endpoints()).containsOnlyKeys("default", "read", "pingpong");
+            assertThat(server.endpoints()).containsOnlyKeys("default", "read", "pingpong", "write", "flush", "gpspm");
             assertThat(server.endpoint("default").hasMessageHandlers()).isFalse();
             assertThat(server.endpoint("read").hasMessageHandlers()).isFalse();
             RpmaEndpointSettings pingPong = server.endpoint("pingpong").settings();
@@ -80,7 +94,54 @@ class SampleHandlersTests {
             assertThat(pingPong.messages().mode()).isEqualTo(RpmaWireMode.RAW);
             assertThat(pingPong.messages().maxMessageSize()).isEqualTo(ExampleProtocols.MESSAGE_SIZE);
             assertThat(pingPong.limits().idleTimeout()).isEqualTo(Duration.ofMinutes(5));
-            assertThat(server.regions().names()).containsExactly(ReadHandler.REGION);
+            assertThat(server.regions().names()).containsExactlyInAnyOrder(ReadHandler.REGION, PersistentHandler.REGION);
+        });
+    }
+
+    @Test
+    void writeAndFlushHandTheirClientsThePersistentRegionAsExamples04And05Do() throws IOException {
+        this.runner.run((context) -> {
+            FakeRequest write = this.fake.endpointAt("198.18.0.1", 7207).queueRequest(new byte[0]);
+            FakeRequest flush = this.fake.endpointAt("198.18.0.1", 7208).queueRequest(new byte[0]);
+            assertThat(write.awaitConsumed(WAIT)).isEqualTo(FakeRequest.State.CONNECTED);
+            assertThat(flush.awaitConsumed(WAIT)).isEqualTo(FakeRequest.State.CONNECTED);
+            RpmaCommonData forWrite = RpmaCommonData.decode(write.connectPrivateData());
+            RpmaCommonData forFlush = RpmaCommonData.decode(flush.connectPrivateData());
+            assertThat(forWrite.peerConfigDescriptor()).as("example 04's server sends no peer configuration").isEmpty();
+            assertThat(forFlush.peerConfigDescriptor()).as("05's: no direct write to PMem on a plain file")
+                .containsExactly(0);
+            assertThat(forFlush.memoryRegionDescriptor()).isEqualTo(forWrite.memoryRegionDescriptor());
+            Pointer descriptor = descriptor(forFlush.memoryRegionDescriptor());
+            assertThat(descriptor.getLong(8)).isEqualTo(1024 * 1024);
+            assertThat(descriptor.getByte(20)).as("WRITE_DST | READ_SRC | FLUSH_TYPE_VISIBILITY")
+                .isEqualTo((byte) (8 | 1 | 16));
+            // what a client's rpma_write leaves in the region is in the file
+            new Pointer(descriptor.getLong(0)).write(0, "Hello world!".getBytes(StandardCharsets.US_ASCII), 0, 12);
+            write.connection().queueEvent(RpmaConnectionEvent.CLOSED);
+            flush.connection().queueEvent(RpmaConnectionEvent.CLOSED);
+            assertThat(flush.connection().awaitDeleted(WAIT)).isTrue();
+        });
+        assertThat(Files.readAllBytes(regionFile())).hasSize(1024 * 1024).startsWith("Hello world!".getBytes(StandardCharsets.US_ASCII));
+    }
+
+    @Test
+    void gpspmMakesTheRequestedRangeDurableThenAnswersWithTheOperationsContext() {
+        this.runner.run((context) -> {
+            FakeRequest request = this.fake.endpointAt("198.18.0.1", 7209).queueRequest(new byte[0]);
+            assertThat(request.awaitConsumed(WAIT)).isEqualTo(FakeRequest.State.CONNECTED);
+            RpmaCommonData data = RpmaCommonData.decode(request.connectPrivateData());
+            assertThat(data.peerConfigDescriptor()).containsExactly(0);
+            FakeConnection connection = request.connection();
+            connection.deliver(flushRequest(4096, 1024, 0xF01DL));
+            assertThat(connection.awaitSent(1, WAIT)).isTrue();
+            assertThat(connection.sent()).extracting(SampleHandlersTests::value).containsExactly(0xF01DL);
+
+            // a range outside the region ends only that session, and nothing is answered
+            connection.deliver(flushRequest(1024 * 1024 - 8, 16, 7));
+            assertThat(connection.awaitDisconnected(WAIT)).isTrue();
+            assertThat(connection.sent()).hasSize(1);
+            connection.queueEvent(RpmaConnectionEvent.CLOSED);
+            assertThat(connection.awaitDeleted(WAIT)).isTrue();
         });
     }
 
@@ -261,6 +322,11 @@ class SampleHandlersTests {
 
     private static byte[] counter(long value) {
         return ByteBuffer.allocate(8).order(ByteOrder.LITTLE_ENDIAN).putLong(0, value).array();
+    }
+
+    private static byte[] flushRequest(long offset, long length, long operationContext) {
+        return ByteBuffer.allocate(24).order(ByteOrder.LITTLE_ENDIAN).putLong(offset).putLong(length)
+            .putLong(operationContext).array();
     }
 
     private static long value(byte[] message) {

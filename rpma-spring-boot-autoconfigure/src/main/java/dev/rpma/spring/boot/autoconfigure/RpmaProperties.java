@@ -1,5 +1,6 @@
 package dev.rpma.spring.boot.autoconfigure;
 
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -13,6 +14,7 @@ import org.springframework.boot.context.properties.bind.DefaultValue;
 import org.springframework.util.unit.DataSize;
 
 import dev.rpma.binding.MemoryUsage;
+import dev.rpma.server.RpmaBackingStore;
 import dev.rpma.server.RpmaMessageDispatch;
 import dev.rpma.server.RpmaWireMode;
 
@@ -645,6 +647,31 @@ public class RpmaProperties {
         private @Nullable DataSize size;
 
         /**
+         * Where the region's memory lives: 'volatile' (process memory, lost at exit), 'file' (the file at
+         * 'path' mapped shared: survives the process, durable once the server makes a range durable) or 'dax'
+         * (the file at 'path' on a DAX file system mapped with MAP_SYNC: persistent memory; fails on any other
+         * file).
+         */
+        private RpmaBackingStore.Kind store = RpmaBackingStore.Kind.VOLATILE;
+
+        /**
+         * File behind a 'file' or 'dax' region; required for them. Its content is what the region holds at
+         * start: it survives restarts.
+         */
+        private @Nullable Path path;
+
+        /**
+         * Whether a missing file is created (with zeros); if not, a missing file fails the start.
+         */
+        private boolean createIfMissing = true;
+
+        /**
+         * Whether the peer configuration sent with the region declares direct write to PMem, so that
+         * clients may flush with RPMA_FLUSH_TYPE_PERSISTENT; only for a 'dax' region.
+         */
+        private boolean directWriteToPmem = false;
+
+        /**
          * What clients may do with the region: any of read-src, write-dst, flush-type-visibility,
          * flush-type-persistent.
          */
@@ -662,6 +689,38 @@ public class RpmaProperties {
 
         public void setSize(@Nullable DataSize size) {
             this.size = size;
+        }
+
+        public RpmaBackingStore.Kind getStore() {
+            return this.store;
+        }
+
+        public void setStore(RpmaBackingStore.Kind store) {
+            this.store = store;
+        }
+
+        public @Nullable Path getPath() {
+            return this.path;
+        }
+
+        public void setPath(@Nullable Path path) {
+            this.path = path;
+        }
+
+        public boolean isCreateIfMissing() {
+            return this.createIfMissing;
+        }
+
+        public void setCreateIfMissing(boolean createIfMissing) {
+            this.createIfMissing = createIfMissing;
+        }
+
+        public boolean isDirectWriteToPmem() {
+            return this.directWriteToPmem;
+        }
+
+        public void setDirectWriteToPmem(boolean directWriteToPmem) {
+            this.directWriteToPmem = directWriteToPmem;
         }
 
         public List<MemoryUsage> getUsage() {

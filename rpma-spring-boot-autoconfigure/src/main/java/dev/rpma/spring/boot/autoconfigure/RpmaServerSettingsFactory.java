@@ -1,22 +1,23 @@
 package dev.rpma.spring.boot.autoconfigure;
 
-import java.nio.ByteBuffer;
-import java.nio.ByteOrder;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.EnumSet;
 import java.util.HashSet;
 import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 
 import org.jspecify.annotations.Nullable;
 
 import dev.rpma.binding.MemoryUsage;
+import dev.rpma.server.RpmaBackingStore;
 import dev.rpma.server.RpmaEndpointSettings;
 import dev.rpma.server.RpmaMessageDispatch;
 import dev.rpma.server.RpmaRegionDefinition;
+import dev.rpma.server.RpmaRegionStoreException;
 import dev.rpma.server.RpmaServerSettings;
 import dev.rpma.server.RpmaWireMode;
 import dev.rpma.server.loop.RpmaEventLoopGroup;
@@ -231,13 +232,52 @@ final class RpmaServerSettingsFactory {
                             + " endpoint; configured: " + endpointNames);
                 }
             }
-            regions.add(new RpmaRegionDefinition(entry.getKey(),
-                    ByteBuffer.allocateDirect((int) region.getSize().toBytes()).order(ByteOrder.LITTLE_ENDIAN),
-                    EnumSet.copyOf(region.getUsage()),
-                    Set.copyOf(region.getEndpoints())));
+            regions.add(new RpmaRegionDefinition(entry.getKey(), store(prefix, region), EnumSet.copyOf(region.getUsage()),
+                    Set.copyOf(region.getEndpoints()), region.isDirectWriteToPmem()));
         }
         regions.addAll(beans);
         return regions;
+    }
+
+    /**
+     * Checks what the region promises against its store before anything is mapped (so that a refused
+     * region creates no file), then maps it.
+     */
+    private static RpmaBackingStore store(String prefix, RpmaProperties.Region region) {
+        RpmaBackingStore.Kind kind = region.getStore();
+        if (kind != RpmaBackingStore.Kind.DAX) {
+            if (region.getUsage().contains(MemoryUsage.FLUSH_TYPE_PERSISTENT)) {
+                throw new InvalidRpmaPropertyException(prefix + ".usage", region.getUsage(), "flush-type-persistent"
+                        + " promises clients that a flushed write is persistent, which only a 'dax' store gives, not '"
+                        + kind.name().toLowerCase(Locale.ROOT) + "'", "Set '" + prefix + ".store' to 'dax' on"
+                        + " persistent memory, or replace flush-type-persistent in '" + prefix + ".usage' by"
+                        + " flush-type-visibility and make written ranges durable on the server (RpmaRegions.makeDurable)");
+            }
+            if (region.isDirectWriteToPmem()) {
+                throw new InvalidRpmaPropertyException(prefix + ".direct-write-to-pmem", true, "only a 'dax' store is"
+                        + " persistent memory, not '" + kind.name().toLowerCase(Locale.ROOT) + "'");
+            }
+        }
+        int size = (int) region.getSize().toBytes();
+        if (kind == RpmaBackingStore.Kind.VOLATILE) {
+            if (region.getPath() != null) {
+                throw new InvalidRpmaPropertyException(prefix + ".path", region.getPath(), "is only for store 'file'"
+                        + " or 'dax'; this region's store is 'volatile'");
+            }
+            return RpmaBackingStore.allocate(size);
+        }
+        if (region.getPath() == null) {
+            throw new InvalidRpmaPropertyException(prefix + ".path", "", "must be set for store '"
+                    + kind.name().toLowerCase(Locale.ROOT) + "'");
+        }
+        try {
+            return (kind == RpmaBackingStore.Kind.DAX)
+                    ? RpmaBackingStore.mapDax(region.getPath(), size, region.isCreateIfMissing())
+                    : RpmaBackingStore.mapFile(region.getPath(), size, region.isCreateIfMissing());
+        }
+        catch (RpmaRegionStoreException ex) {
+            throw new InvalidRpmaPropertyException(prefix + ".path", region.getPath(), ex.getMessage());
+        }
     }
 
     /** A named endpoint's own value where it sets one, else the rpma.server group's. */

@@ -242,6 +242,8 @@ final class RpmaConfigurationReference {
                 return "string";
             case "java.time.Duration":
                 return "duration";
+            case "java.nio.file.Path":
+                return "path";
             case "org.springframework.util.unit.DataSize":
                 return "data size";
             case "java.util.List<java.lang.String>":

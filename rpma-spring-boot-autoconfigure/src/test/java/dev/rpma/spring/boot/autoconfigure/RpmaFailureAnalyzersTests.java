@@ -1,6 +1,7 @@
 package dev.rpma.spring.boot.autoconfigure;
 
 import java.util.List;
+import java.nio.file.Path;
 
 import org.junit.jupiter.api.Test;
 
@@ -18,8 +19,10 @@ import dev.rpma.binding.internal.RpmaLibraryLoader;
 import dev.rpma.binding.io.MemoryLockLimit;
 import dev.rpma.spring.annotation.RpmaHandlerConfigurationException;
 import dev.rpma.spring.annotation.RpmaHandlerConfigurationException.Problem;
+import dev.rpma.server.RpmaBackingStore;
 import dev.rpma.server.RpmaListenException;
 import dev.rpma.server.RpmaMemoryLockException;
+import dev.rpma.server.RpmaRegionStoreException;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -34,7 +37,18 @@ class RpmaFailureAnalyzersTests {
         assertThat(RpmaFailureAnalyzers.registered()).extracting((FailureAnalyzer analyzer) -> (Object) analyzer.getClass())
             .containsExactlyInAnyOrder(RpmaUnavailableFailureAnalyzer.class, RpmaListenFailureAnalyzer.class,
                     InvalidRpmaPropertyFailureAnalyzer.class, RpmaHandlerConfigurationFailureAnalyzer.class,
-                    RpmaMemoryLockFailureAnalyzer.class);
+                    RpmaMemoryLockFailureAnalyzer.class, RpmaRegionStoreFailureAnalyzer.class);
+    }
+
+    @Test
+    void daxMemoryTheDeviceCannotRegister() {
+        RpmaRegionStoreException ex = new RpmaRegionStoreException(Path.of("/mnt/pm/log"), RpmaBackingStore.Kind.DAX,
+                "the RDMA device of 198.18.0.1 cannot register file system DAX memory",
+                provider("rpma_mr_reg", Errno.EOPNOTSUPP, "198.18.0.1", 0));
+        FailureAnalysis analysis = RpmaFailureAnalyzers.analyze(new BeanCreationException("rpmaServer", "failed", ex));
+        assertThat(analysis.getDescription()).isEqualTo("The dax region in /mnt/pm/log cannot be used: the RDMA device of"
+                + " 198.18.0.1 cannot register file system DAX memory.");
+        assertThat(analysis.getAction()).contains("on-demand paging", "'rpma.server.regions.<name>.store=file'");
     }
 
     /** A real failed load: the loader's whole error in the description, the advice once, in the action. */

@@ -1,11 +1,13 @@
 package dev.rpma.spring.boot.autoconfigure;
 
 import java.nio.ByteBuffer;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.function.Consumer;
 
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
@@ -18,6 +20,7 @@ import dev.rpma.binding.MemoryUsage;
 import dev.rpma.binding.Rpma;
 import dev.rpma.binding.RpmaConnectionConfig;
 import dev.rpma.binding.testing.FakeLibRpma;
+import dev.rpma.server.RpmaBackingStore;
 import dev.rpma.server.RpmaEndpointSettings;
 import dev.rpma.server.RpmaMessageDispatch;
 import dev.rpma.server.RpmaQueueSizes;
@@ -243,11 +246,63 @@ class RpmaServerSettingsFactoryTests {
                     "rpma.server.limits.request-burst", "at least 1"));
     }
 
+    @Test
+    void aFileRegionIsMappedFromItsPathAndKeepsItsContentForTheNextStart(@TempDir Path dir) {
+        Path file = dir.resolve("log.region");
+        this.runner.withPropertyValues("rpma.server.regions.log.size=4KB", "rpma.server.regions.log.store=file",
+                "rpma.server.regions.log.path=" + file, "rpma.server.regions.log.usage=write-dst,flush-type-visibility")
+            .run((context) -> {
+                RpmaRegionDefinition region = RpmaServerSettingsFactory
+                    .create(context.getBean(RpmaProperties.class), List.of()).regions().get(0);
+                assertThat(region.store().kind()).isEqualTo(RpmaBackingStore.Kind.FILE);
+                assertThat(region.store().path()).contains(file);
+                assertThat(region.directWriteToPmem()).isFalse();
+                region.memory().put(0, (byte) 42);
+                region.store().makeDurable(0, 1);
+            });
+        assertThat(file).hasSize(4096);
+        this.runner.withPropertyValues("rpma.server.regions.log.size=4KB", "rpma.server.regions.log.store=file",
+                "rpma.server.regions.log.path=" + file, "rpma.server.regions.log.create-if-missing=false")
+            .run((context) -> assertThat(RpmaServerSettingsFactory.create(context.getBean(RpmaProperties.class), List.of())
+                .regions().get(0).memory().get(0)).isEqualTo((byte) 42));
+    }
+
+    @Test
+    void aRegionThatWouldLieAboutDurabilityIsRefusedBeforeItsFileIsCreated(@TempDir Path dir) {
+        Path file = dir.resolve("never");
+        this.runner.withPropertyValues("rpma.server.regions.r.size=4KB", "rpma.server.regions.r.store=file",
+                "rpma.server.regions.r.path=" + file, "rpma.server.regions.r.usage=write-dst,flush-type-persistent")
+            .run((context) -> assertInvalid(() -> endpoints(context.getBean(RpmaProperties.class)),
+                    "rpma.server.regions.r.usage", "only a 'dax' store gives, not 'file'"));
+        this.runner.withPropertyValues("rpma.server.regions.r.size=4KB", "rpma.server.regions.r.usage=write-dst",
+                "rpma.server.regions.r.direct-write-to-pmem=true")
+            .run((context) -> assertInvalid(() -> endpoints(context.getBean(RpmaProperties.class)),
+                    "rpma.server.regions.r.direct-write-to-pmem", "only a 'dax' store is persistent memory, not 'volatile'"));
+        assertThat(file).doesNotExist();
+    }
+
+    @Test
+    void aDaxRegionOnAFileSystemWithoutDaxIsRefusedNamingItsPath(@TempDir Path dir) {
+        Path file = dir.resolve("not-pmem");
+        this.runner.withPropertyValues("rpma.server.regions.r.size=4KB", "rpma.server.regions.r.store=dax",
+                "rpma.server.regions.r.path=" + file, "rpma.server.regions.r.usage=write-dst,flush-type-persistent",
+                "rpma.server.regions.r.direct-write-to-pmem=true")
+            .run((context) -> assertInvalid(() -> endpoints(context.getBean(RpmaProperties.class)),
+                    "rpma.server.regions.r.path", "not on a DAX file system"));
+        this.runner.withPropertyValues("rpma.server.regions.r.size=4KB", "rpma.server.regions.r.store=file",
+                "rpma.server.regions.r.path=" + dir.resolve("missing"), "rpma.server.regions.r.create-if-missing=false")
+            .run((context) -> assertInvalid(() -> endpoints(context.getBean(RpmaProperties.class)),
+                    "rpma.server.regions.r.path", "does not exist and create-if-missing is off"));
+    }
+
     @ParameterizedTest(name = "{0}={1}")
     @CsvSource(delimiter = '|', textBlock = """
             rpma.server.regions.r.usage     | send     | rpma.server.regions.r.usage     | not for exposed memory
             rpma.server.regions.r.endpoints | nowhere  | rpma.server.regions.r.endpoints | not a configured endpoint
             rpma.server.regions.r.size      | 0B       | rpma.server.regions.r.size      | from 1 byte to 2GB
+            rpma.server.regions.r.store     | file     | rpma.server.regions.r.path      | must be set for store 'file'
+            rpma.server.regions.r.store     | dax      | rpma.server.regions.r.path      | must be set for store 'dax'
+            rpma.server.regions.r.path      | /tmp/x   | rpma.server.regions.r.path      | only for store 'file' or 'dax'
             """)
     void invalidRegionValueIsNamed(String property, String value, String reported, String reason) {
         this.runner.withPropertyValues("rpma.server.regions.r.size=8B", property + "=" + value)
