@@ -209,6 +209,10 @@ final class ServerSession implements RpmaSession, RpmaEventLoop.IoHandler {
 
     /** Starts watching the connection's events; on the loop, right after the acceptor connected it. */
     void attach() {
+        if (this.end != null) {
+            // ended before its loop took it (a stop): disconnected and deleted already
+            return;
+        }
         try {
             this.eventFd = this.connection.eventFd();
             FileDescriptors.setBlocking(this.eventFd, false);

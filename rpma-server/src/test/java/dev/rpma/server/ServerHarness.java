@@ -57,6 +57,8 @@ public final class ServerHarness implements AutoCloseable {
 
     public Duration gracePeriod = Duration.ofMillis(200);
 
+    public Duration shutdownTimeout = RpmaServerSettings.DEFAULT_SHUTDOWN_TIMEOUT;
+
     public int eventLoops = 1;
 
     public Duration busyPoll = Duration.ZERO;
@@ -88,7 +90,7 @@ public final class ServerHarness implements AutoCloseable {
     /** The server listening, not yet accepting. */
     public ServerHarness listen(RpmaRequestHandler handler) {
         RpmaServerSettings settings = new RpmaServerSettings(this.eventLoops, this.busyPoll, this.gracePeriod,
-                List.of(settings()), this.regions);
+                this.shutdownTimeout, List.of(settings()), this.regions);
         this.server = RpmaServer.listen(Rpma.using(this.fake), settings, new RpmaServer.Components() {
 
             @Override

@@ -10,10 +10,12 @@ import java.util.concurrent.TimeUnit;
 
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 
 import dev.rpma.binding.RpmaConnection;
 import dev.rpma.binding.RpmaConnectionEvent;
 import dev.rpma.binding.testing.FakeConnection;
+import dev.rpma.binding.testing.FakeLibRpma;
 import dev.rpma.binding.testing.FakeRequest;
 import dev.rpma.binding.testing.FakeStall;
 import dev.rpma.server.loop.RpmaEventLoop;
@@ -25,6 +27,7 @@ import dev.rpma.server.loop.RpmaEventLoop;
  * deleted; a connect decided on another thread leaks nothing; and a stop gives up on a thread stuck
  * in a native call after its deadline, so that the JVM can exit.
  */
+@Timeout(120)
 class TeardownLivenessTest {
 
     private final ServerHarness harness = new ServerHarness();
@@ -111,7 +114,8 @@ class TeardownLivenessTest {
 
     @Test
     void aConnectDecidedOnAnotherThreadWhileItsHandlerReturnsLeaksNothing() throws Exception {
-        this.harness.gracePeriod = Duration.ofMinutes(10);
+        // longer than the stop is waited for below, short enough for a failing test to end
+        this.harness.gracePeriod = Duration.ofSeconds(30);
         this.harness.start((request) -> {
             Thread connector = new Thread(request::connect, "connector");
             connector.start();
@@ -128,10 +132,63 @@ class TeardownLivenessTest {
         this.harness.await("the delete", client::isDeleted);
         this.harness.await("no place taken", () -> this.harness.served().registry().reserved() == 0);
         assertThat(this.harness.statistics().activeConnections()).isZero();
-        // nothing holds the stop in its ten-minute grace period
+        // nothing holds the stop in its grace period
         CountDownLatch stopped = new CountDownLatch(1);
         this.harness.server.stop(stopped::countDown);
         assertThat(stopped.await(10, TimeUnit.SECONDS)).isTrue();
+        this.harness.closeAndAssertNothingLeaked();
+    }
+
+    @Test
+    void aStopEndsAtItsDeadlineWhenTheAcceptorIsStuckInANativeCallAndLetsTheJvmExit() throws Exception {
+        this.harness.shutdownTimeout = Duration.ofMillis(500);
+        this.harness.start(RpmaIncomingRequest::connect);
+        FakeConnection open = this.harness.connectOne();
+        FakeStall stall = this.harness.fake.stallNext("rpma_ep_next_conn_req");
+        this.harness.endpoint.queueRequest(new byte[] { 2 });
+        assertThat(stall.awaitEntered(ServerHarness.WAIT)).isTrue();
+        Thread keepAlive = Thread.getAllStackTraces().keySet().stream()
+            .filter((thread) -> thread.getName().equals("rpma-server")).findFirst().orElseThrow();
+
+        CountDownLatch stopped = new CountDownLatch(1);
+        this.harness.server.stop(stopped::countDown);
+        // the grace period (0.2 s) and the shutdown timeout (0.5 s), not for ever
+        assertThat(stopped.await(10, TimeUnit.SECONDS)).as("the stop ended").isTrue();
+        this.harness.await("the keep-alive thread ends", () -> !keepAlive.isAlive());
+        assertThat(open.isDeleted()).as("the session on its free loop was ended").isTrue();
+        assertThat(this.harness.ended).extracting(RpmaSessionEnd::reason)
+            .containsExactly(RpmaSessionEnd.Reason.SHUTDOWN);
+        assertThat(this.harness.endpoint.isShutDown()).as("left to the process's exit").isFalse();
+        assertThat(this.harness.fake.liveHandles(FakeLibRpma.Kind.PEER)).as("held by the endpoint").hasSize(1);
+        this.harness.fake.assertNoViolations();
+    }
+
+    @Test
+    void aSessionTheAcceptorConnectsAfterTheGracePeriodEndedIsEndedToo() throws Exception {
+        this.harness.gracePeriod = Duration.ZERO;
+        CountDownLatch deciding = new CountDownLatch(1);
+        CountDownLatch decide = new CountDownLatch(1);
+        this.harness.start((request) -> {
+            deciding.countDown();
+            decide.await();
+            request.connect();
+        });
+        FakeRequest late = this.harness.endpoint.queueRequest(new byte[] { 1 });
+        assertThat(deciding.await(10, TimeUnit.SECONDS)).isTrue();
+        // the acceptor is held in a native call on its way to carrying the decision out
+        FakeStall stall = this.harness.fake.stallNext("rpma_conn_req_connect");
+        decide.countDown();
+        assertThat(stall.awaitEntered(ServerHarness.WAIT)).isTrue();
+
+        CountDownLatch stopped = new CountDownLatch(1);
+        this.harness.server.stop(stopped::countDown);
+        this.harness.await("the registry ends what comes", () -> this.harness.served().registry().isEnding());
+        stall.release();
+        assertThat(stopped.await(10, TimeUnit.SECONDS)).as("the stop ended").isTrue();
+        assertThat(late.state()).isEqualTo(FakeRequest.State.CONNECTED);
+        assertThat(late.connection().isDeleted()).isTrue();
+        assertThat(this.harness.ended).extracting(RpmaSessionEnd::reason)
+            .containsExactly(RpmaSessionEnd.Reason.SHUTDOWN);
         this.harness.closeAndAssertNothingLeaked();
     }
 }

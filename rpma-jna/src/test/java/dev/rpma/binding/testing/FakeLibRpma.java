@@ -49,7 +49,8 @@ import dev.rpma.binding.internal.LibRpma;
  * {@link #awaitEndpoint(Duration)} gives a {@link FakeEndpoint}; queue what
  * {@code rpma_ep_next_conn_req} returns with {@link FakeEndpoint#queueRequest(byte[])},
  * {@link FakeEndpoint#queueNoEvent()}, {@link FakeEndpoint#queueProviderError(int)} (EAGAIN, EINTR,
- * EBADF...), {@link FakeEndpoint#queueUnexpectedEvent()} (INVAL), {@link FakeEndpoint#queueOutOfMemory()}.
+ * EBADF...), {@link FakeEndpoint#queueUnexpectedEvent()} (INVAL), {@link FakeEndpoint#queueOutOfMemory()},
+ * or make every look fail until told otherwise ({@link FakeEndpoint#failEveryLook}).
  * With nothing queued it returns {@code RPMA_E_PROVIDER} + {@code EAGAIN}. The endpoint's fd is a
  * real eventfd, readable while results are queued, so a real {@code poll()} works.</li>
  * <li>Requests: the {@link FakeRequest} returned by {@code queueRequest} scripts its connect
@@ -1558,6 +1559,9 @@ public final class FakeLibRpma implements LibRpma, AutoCloseable {
                         + " (set it O_NONBLOCK)");
             }
             Failure failure = injected(c);
+            if (failure == null) {
+                failure = endpoint.failingEveryLook;
+            }
             if (failure != null) {
                 return failOut(c, failure, reqPtr);
             }

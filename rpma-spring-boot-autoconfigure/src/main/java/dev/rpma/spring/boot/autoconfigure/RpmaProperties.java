@@ -594,12 +594,27 @@ public class RpmaProperties {
          */
         private Duration gracePeriod = Duration.ofSeconds(20);
 
+        /**
+         * How long stopping waits, once the grace period is over, for what still runs (connection handlers,
+         * sessions being disconnected, event loops) before it leaves it to the process's exit, logs what it left,
+         * and ends. With the grace period, keep it below 'spring.lifecycle.timeout-per-shutdown-phase'.
+         */
+        private Duration timeout = Duration.ofSeconds(10);
+
         public Duration getGracePeriod() {
             return this.gracePeriod;
         }
 
         public void setGracePeriod(Duration gracePeriod) {
             this.gracePeriod = gracePeriod;
+        }
+
+        public Duration getTimeout() {
+            return this.timeout;
+        }
+
+        public void setTimeout(Duration timeout) {
+            this.timeout = timeout;
         }
     }
 
