@@ -256,7 +256,8 @@ public class RpmaProperties {
         private Duration pollInterval = Duration.ofSeconds(1);
 
         /**
-         * Transient errors in a row (provider errors, out of memory) after which the endpoint is given up.
+         * Provider errors of no known cause in a row after which the endpoint is given up. A shortage of memory,
+         * locked memory or file descriptors never counts: the endpoint is degraded and waits for it to pass.
          */
         private int maxConsecutiveErrors = 10;
 
