@@ -1,5 +1,6 @@
 package dev.rpma.server;
 
+import java.lang.reflect.Field;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.time.Duration;
@@ -13,6 +14,7 @@ import java.util.function.BooleanSupplier;
 import org.jspecify.annotations.Nullable;
 
 import dev.rpma.binding.Rpma;
+import dev.rpma.binding.RpmaConnection;
 import dev.rpma.binding.RpmaConnectionConfig;
 import dev.rpma.binding.testing.FakeConnection;
 import dev.rpma.binding.testing.FakeEndpoint;
@@ -186,6 +188,21 @@ public final class ServerHarness implements AutoCloseable {
         }
         finally {
             this.fake.close();
+        }
+    }
+
+    /**
+     * The binding's connection under a session, for a test that plays another thread making a native
+     * call on it; the server itself never hands it out.
+     */
+    public static RpmaConnection connectionOf(RpmaSession session) {
+        try {
+            Field field = ServerSession.class.getDeclaredField("connection");
+            field.setAccessible(true);
+            return (RpmaConnection) field.get(session);
+        }
+        catch (ReflectiveOperationException ex) {
+            throw new IllegalStateException(ex);
         }
     }
 

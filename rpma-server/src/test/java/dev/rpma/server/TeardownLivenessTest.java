@@ -2,7 +2,6 @@ package dev.rpma.server;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import java.lang.reflect.Field;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
@@ -80,7 +79,7 @@ class TeardownLivenessTest {
             }
         });
         FakeConnection client = this.harness.connectOne();
-        RpmaConnection connection = connectionOf(this.harness.established.get(0));
+        RpmaConnection connection = ServerHarness.connectionOf(this.harness.established.get(0));
         FakeStall stall = this.harness.fake.stallNext("rpma_cq_wait");
         CompletableFuture<Boolean> waiter = CompletableFuture.supplyAsync(() -> connection.completionQueue().await());
         assertThat(stall.awaitEntered(ServerHarness.WAIT)).isTrue();
@@ -104,12 +103,6 @@ class TeardownLivenessTest {
         this.harness.await("both ended", () -> this.harness.ended.size() == 2);
         assertThat(this.harness.statistics().activeConnections()).isZero();
         this.harness.closeAndAssertNothingLeaked();
-    }
-
-    private static RpmaConnection connectionOf(RpmaSession session) throws ReflectiveOperationException {
-        Field field = ServerSession.class.getDeclaredField("connection");
-        field.setAccessible(true);
-        return (RpmaConnection) field.get(session);
     }
 
     @Test
