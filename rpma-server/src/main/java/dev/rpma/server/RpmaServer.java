@@ -43,9 +43,10 @@ import dev.rpma.server.loop.RpmaEventLoopGroup;
  * rejected as shutdown); the sessions are given the grace period to end by themselves (negative:
  * forever, zero: not at all); the rest are disconnected, and deleted once their CLOSED came or after
  * {@link ServerSession#DISCONNECT_TIMEOUT}. Then the slots' memory and the regions are deregistered,
- * the loops stop and the peers are deleted, last, as librpma requires. A stop always ends: a
- * handler that blocks its thread for ever is left behind after a bounded wait, with a log line that
- * says what was left.
+ * the loops stop and the peers are deleted, last, as librpma requires. A stop always ends, at the
+ * latest the shutdown timeout after the grace period: an acceptor, handler or loop stuck in
+ * application code or a native call is left behind with what it may still use, with a log line that
+ * says what was left, and the keep-alive thread ends, so that the JVM can exit.
  *
  * <p>Longer than most types because the order of creation and release is the point: listen, start
  * and the stop's phases are kept side by side so that the order librpma requires (connections,
