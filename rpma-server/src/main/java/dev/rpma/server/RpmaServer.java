@@ -469,7 +469,8 @@ public final class RpmaServer {
                     openSessions());
         }
         // also when none is open: a session the acceptor still connects from now on ends at once
-        RpmaSessionEnd shutdown = RpmaSessionEnd.of(RpmaSessionEnd.Reason.SHUTDOWN, "the server stopped after its grace period");
+        RpmaSessionEnd shutdown = RpmaSessionEnd.of(RpmaSessionEnd.Reason.SHUTDOWN,
+                "the server stopped after its grace period");
         this.endpoints.values().forEach((endpoint) -> endpoint.registry().endAll(shutdown));
         long deadline = System.nanoTime() + this.settings.shutdownTimeout().toNanos();
         boolean acceptorsEnded = true;
