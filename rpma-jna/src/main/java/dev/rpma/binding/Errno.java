@@ -16,6 +16,8 @@ public final class Errno {
     public static final int EEXIST = 17;
     public static final int ENODEV = 19;
     public static final int EINVAL = 22;
+    public static final int ENFILE = 23;
+    public static final int EMFILE = 24;
     public static final int ENOSPC = 28;
     public static final int ENODATA = 61;
     public static final int EPROTO = 71;
@@ -24,6 +26,7 @@ public final class Errno {
     public static final int EADDRNOTAVAIL = 99;
     public static final int ENETUNREACH = 101;
     public static final int ECONNRESET = 104;
+    public static final int ENOBUFS = 105;
     public static final int ETIMEDOUT = 110;
     public static final int ECONNREFUSED = 111;
     public static final int EHOSTUNREACH = 113;
@@ -47,6 +50,8 @@ public final class Errno {
             case EEXIST -> "EEXIST";
             case ENODEV -> "ENODEV";
             case EINVAL -> "EINVAL";
+            case ENFILE -> "ENFILE";
+            case EMFILE -> "EMFILE";
             case ENOSPC -> "ENOSPC";
             case ENODATA -> "ENODATA";
             case EPROTO -> "EPROTO";
@@ -55,6 +60,7 @@ public final class Errno {
             case EADDRNOTAVAIL -> "EADDRNOTAVAIL";
             case ENETUNREACH -> "ENETUNREACH";
             case ECONNRESET -> "ECONNRESET";
+            case ENOBUFS -> "ENOBUFS";
             case ETIMEDOUT -> "ETIMEDOUT";
             case ECONNREFUSED -> "ECONNREFUSED";
             case EHOSTUNREACH -> "EHOSTUNREACH";

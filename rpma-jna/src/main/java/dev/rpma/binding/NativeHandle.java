@@ -12,11 +12,18 @@ import java.util.concurrent.locks.LockSupport;
  * <p>The state word counts the calls in flight and carries a closed bit, so a call racing with
  * close either gets in before the bit is set (and close waits for it) or fails with an
  * {@link IllegalStateException} without touching native code. Two atomic operations per call;
- * no lock on the data path.
+ * no lock on the data path. An owner that must not wait for another thread's call (an event loop,
+ * while another thread is blocked in a native wait on the object) uses {@link #beginCloseIfIdle()}
+ * instead, and tries again later; a freed bit makes sure the pointer is still handed out once.
  */
 abstract class NativeHandle {
 
     private static final int CLOSED = 0x8000_0000;
+
+    /** Set with {@link #CLOSED} once the pointer was handed out to be freed. */
+    private static final int FREED = 0x4000_0000;
+
+    private static final int CALLS = ~(CLOSED | FREED);
 
     private static final VarHandle STATE;
 
@@ -69,17 +76,11 @@ abstract class NativeHandle {
      * exactly one caller, {@code 0} to every other (already closed).
      */
     final long beginClose() {
-        for (;;) {
-            int current = (int) STATE.getVolatile(this);
-            if (current < 0) {
-                return 0;
-            }
-            if (STATE.compareAndSet(this, current, current | CLOSED)) {
-                break;
-            }
+        if (!markClosed()) {
+            return 0;
         }
         int spins = 0;
-        while (((int) STATE.getVolatile(this) & ~CLOSED) != 0) {
+        while (((int) STATE.getVolatile(this) & CALLS) != 0) {
             if (++spins < 1000) {
                 Thread.onSpinWait();
             }
@@ -87,7 +88,48 @@ abstract class NativeHandle {
                 LockSupport.parkNanos(50_000);
             }
         }
-        return this.pointer;
+        return claim();
+    }
+
+    /**
+     * Marks this object closed, so that no new call starts, without waiting: returns the pointer to
+     * free when no call is in flight now and no caller had it yet, else {@code 0}. While calls are in
+     * flight, call it again later until {@link #isFreed()}.
+     */
+    final long beginCloseIfIdle() {
+        markClosed();
+        return claim();
+    }
+
+    /** Whether the pointer was handed out to be freed (by {@link #beginClose()} or {@link #beginCloseIfIdle()}). */
+    final boolean isFreed() {
+        return ((int) STATE.getVolatile(this) & FREED) != 0;
+    }
+
+    /** Sets the closed bit; {@code true} for the caller that set it. */
+    private boolean markClosed() {
+        for (;;) {
+            int current = (int) STATE.getVolatile(this);
+            if (current < 0) {
+                return false;
+            }
+            if (STATE.compareAndSet(this, current, current | CLOSED)) {
+                return true;
+            }
+        }
+    }
+
+    /** The pointer, to the one caller that finds no call in flight and the pointer not yet handed out; else 0. */
+    private long claim() {
+        for (;;) {
+            int current = (int) STATE.getVolatile(this);
+            if ((current & (FREED | CALLS)) != 0) {
+                return 0;
+            }
+            if (STATE.compareAndSet(this, current, current | FREED)) {
+                return this.pointer;
+            }
+        }
     }
 
     /** Whether closing has begun; then every method fails without a native call. */

@@ -12,7 +12,8 @@ import dev.rpma.binding.internal.LibRpma;
  * <p>Thread-safe: librpma's connection, completion-queue and data-path calls are. Every call holds
  * the connection open while it runs, so {@link #close()} waits for calls in flight and no call
  * reaches a deleted connection; a call blocked in {@link #awaitCompletion()} or a blocking
- * {@link #nextEvent()} keeps {@link #close()} waiting until it returns.
+ * {@link #nextEvent()} keeps {@link #close()} waiting until it returns, while
+ * {@link #closeIfIdle()} does not wait.
  *
  * <p>Teardown, as librpma requires: a server waits for {@link RpmaConnectionEvent#CLOSED} (which
  * may come twice), then {@link #disconnect()}, then {@link #close()}; a client disconnects, waits for
@@ -366,7 +367,25 @@ public final class RpmaConnection extends NativeHandle implements AutoCloseable 
     /** Deletes the connection ({@code rpma_conn_delete}) after calls in flight return; idempotent. */
     @Override
     public void close() {
-        long conn = beginClose();
+        delete(beginClose());
+    }
+
+    /**
+     * Deletes the connection ({@code rpma_conn_delete}) unless a call on it is in flight, without
+     * waiting: for an owner that must not wait for another thread, which may be blocked in a native
+     * wait on the connection ({@link #awaitCompletion()}, a blocking {@link #nextEvent()},
+     * {@link RpmaCompletionQueue#await()}) for as long as no event comes. Either way no new call
+     * starts; while one is in flight, call it again later.
+     *
+     * @return whether the connection is deleted (now or before)
+     * @throws RpmaException when {@code rpma_conn_delete} fails (the connection is freed all the same)
+     */
+    public boolean closeIfIdle() {
+        delete(beginCloseIfIdle());
+        return isFreed();
+    }
+
+    private void delete(long conn) {
         if (conn != 0) {
             try {
                 this.rpma.check(this.rpma.lib().rpma_conn_delete(Scratch.get().pointerSlot(conn)), "rpma_conn_delete");

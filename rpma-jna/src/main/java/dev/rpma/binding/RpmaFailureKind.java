@@ -25,9 +25,16 @@ public enum RpmaFailureKind {
     INTERRUPTED(true),
     /** The object's file descriptor is gone ({@code EBADF}): the object is unusable. */
     CLOSED(false),
+    /**
+     * The provider ran out of something the call needs ({@code RPMA_E_PROVIDER} with {@code ENOMEM},
+     * {@code ENOBUFS}, {@code EMFILE}, {@code ENFILE} or {@code EAGAIN}): memory or locked memory for
+     * queues, file descriptors, or a resource that is unavailable for now. It passes once some are
+     * freed; see {@link #isResourceShortage()}.
+     */
+    RESOURCES_EXHAUSTED(true),
     /** Any other provider error ({@code RPMA_E_PROVIDER}); it may pass. */
     PROVIDER(true),
-    /** Out of memory ({@code RPMA_E_NOMEM}); it may pass. */
+    /** Out of memory ({@code RPMA_E_NOMEM}); it passes once memory is freed. */
     OUT_OF_MEMORY(true),
     /**
      * Registering memory failed with {@code ENOMEM} ({@code rpma_mr_reg}): the pages it would pin pass
@@ -92,6 +99,7 @@ public enum RpmaFailureKind {
             case Errno.EADDRINUSE -> PORT_IN_USE;
             case Errno.EINTR -> INTERRUPTED;
             case Errno.EBADF -> CLOSED;
+            case Errno.ENOMEM, Errno.ENOBUFS, Errno.EMFILE, Errno.ENFILE, Errno.EAGAIN -> RESOURCES_EXHAUSTED;
             default -> PROVIDER;
         };
     }
@@ -102,6 +110,15 @@ public enum RpmaFailureKind {
      */
     public boolean isTransient() {
         return this.isTransient;
+    }
+
+    /**
+     * Whether the call failed for lack of resources ({@link #OUT_OF_MEMORY}, {@link #RESOURCES_EXHAUSTED}):
+     * a loop that takes events waits for them to be freed, however long that takes, instead of giving
+     * its object up.
+     */
+    public boolean isResourceShortage() {
+        return this == OUT_OF_MEMORY || this == RESOURCES_EXHAUSTED;
     }
 
     /**

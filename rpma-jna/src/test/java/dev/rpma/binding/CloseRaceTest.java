@@ -48,6 +48,16 @@ class CloseRaceTest {
 
     @Test
     void connectionClosedWhileThreadsUseIt() throws Exception {
+        connectionClosedWhileThreadsUseIt(false);
+    }
+
+    /** The owner that does not wait tries again until the calls in flight returned; a waiting close races it. */
+    @Test
+    void connectionClosedIfIdleWhileThreadsUseIt() throws Exception {
+        connectionClosedWhileThreadsUseIt(true);
+    }
+
+    private void connectionClosedWhileThreadsUseIt(boolean ifIdle) throws Exception {
         try (FakeRig rig = new FakeRig()) {
             rig.fake.callLogLimit(1_000);
             RpmaMemoryRegion region = rig.region(64, MemoryUsage.SEND, MemoryUsage.RECV);
@@ -57,6 +67,11 @@ class CloseRaceTest {
             }
             for (int round = 0; round < ROUNDS; round++) {
                 RpmaConnection connection = rig.request(new byte[] { 1 }).connect();
+                Runnable closeIfIdle = () -> {
+                    while (!connection.closeIfIdle()) {
+                        Thread.onSpinWait();
+                    }
+                };
                 race(() -> {
                     RpmaCompletions batch = batches[Integer.parseInt(Thread.currentThread().getName().substring(7))];
                     return () -> {
@@ -66,7 +81,7 @@ class CloseRaceTest {
                         connection.completionQueue().poll(batch);
                         connection.nextEvent();
                     };
-                }, connection::close);
+                }, ifIdle ? closeIfIdle : connection::close, (ifIdle && round % 2 == 0) ? connection::close : null);
                 assertThat(connection.isClosed()).isTrue();
             }
 

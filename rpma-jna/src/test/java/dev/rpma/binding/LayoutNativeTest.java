@@ -187,6 +187,6 @@ class LayoutNativeTest {
                 checked++;
             }
         }
-        assertThat(checked).isEqualTo(24);
+        assertThat(checked).isEqualTo(27);
     }
 }

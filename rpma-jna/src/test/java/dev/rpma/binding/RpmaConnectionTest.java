@@ -3,7 +3,10 @@ package dev.rpma.binding;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import java.time.Duration;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -13,6 +16,7 @@ import dev.rpma.binding.io.FileDescriptors;
 import dev.rpma.binding.testing.FakeCompletionQueue;
 import dev.rpma.binding.testing.FakeConnection;
 import dev.rpma.binding.testing.FakeLibRpma;
+import dev.rpma.binding.testing.FakeStall;
 import dev.rpma.binding.testing.PostedOperation;
 
 /** {@link RpmaConnection} over the scripted fake: events, private data, queues, data path, teardown. */
@@ -251,6 +255,40 @@ class RpmaConnectionTest {
                 ex -> assertThat(ex.errno()).isEqualTo(Errno.EBUSY));
         assertThat(connection.isClosed()).isTrue();
         assertThat(this.rig.peer.openChildren()).isOne();
+    }
+
+    @Test
+    void closeIfIdleDoesNotWaitForACallInFlightAndDeletesOnceItReturned() throws Exception {
+        RpmaConnection connection = this.rig.connection();
+        FakeConnection scripted = this.rig.fake.lastConnection();
+        FakeStall stall = this.rig.fake.stallNext("rpma_cq_wait");
+        CompletableFuture<Boolean> waiter = CompletableFuture.supplyAsync(() -> connection.completionQueue().await());
+        assertThat(stall.awaitEntered(Duration.ofSeconds(10))).isTrue();
+
+        assertThat(connection.closeIfIdle()).as("a call is in flight").isFalse();
+        assertThat(connection.isClosed()).as("no new call starts").isTrue();
+        assertThatThrownBy(connection::qpNumber).isInstanceOf(IllegalStateException.class);
+        assertThat(connection.closeIfIdle()).isFalse();
+        assertThat(scripted.isDeleted()).isFalse();
+
+        scripted.completionQueue().queueSuccess(1, FakeConnection.FLUSHED_OPCODE, 0);
+        stall.release();
+        assertThat(waiter.get(10, TimeUnit.SECONDS)).isTrue();
+        assertThat(connection.closeIfIdle()).isTrue();
+        assertThat(connection.closeIfIdle()).isTrue();
+        connection.close();
+        assertThat(scripted.isDeleted()).isTrue();
+        assertThat(this.rig.fake.calls("rpma_conn_delete")).isOne();
+        assertThat(this.rig.peer.openChildren()).isOne();
+    }
+
+    @Test
+    void closeIfIdleOnAnIdleConnectionDeletesItAtOnce() {
+        RpmaConnection connection = this.rig.connection();
+        assertThat(connection.closeIfIdle()).isTrue();
+        assertThat(this.rig.fake.lastConnection().isDeleted()).isTrue();
+        connection.close();
+        assertThat(this.rig.fake.calls("rpma_conn_delete")).isOne();
     }
 
     @Test

@@ -21,7 +21,12 @@ class RpmaFailureKindTest {
             rpma_ep_next_conn_req      | PROVIDER        | 4   | INTERRUPTED
             rpma_ep_next_conn_req      | PROVIDER        | 9   | CLOSED
             rpma_ep_next_conn_req      | PROVIDER        | 5   | PROVIDER
-            rpma_ep_next_conn_req      | PROVIDER        | 11  | PROVIDER
+            rpma_ep_next_conn_req      | PROVIDER        | 11  | RESOURCES_EXHAUSTED
+            rpma_ep_next_conn_req      | PROVIDER        | 12  | RESOURCES_EXHAUSTED
+            rpma_ep_next_conn_req      | PROVIDER        | 23  | RESOURCES_EXHAUSTED
+            rpma_ep_next_conn_req      | PROVIDER        | 24  | RESOURCES_EXHAUSTED
+            rpma_ep_next_conn_req      | PROVIDER        | 105 | RESOURCES_EXHAUSTED
+            rpma_ep_next_conn_req      | PROVIDER        | 28  | PROVIDER
             rpma_ep_next_conn_req      | PROVIDER        | 0   | PROVIDER
             rpma_utils_get_ibv_context | PROVIDER        | 19  | NO_DEVICE
             rpma_utils_get_ibv_context | PROVIDER        | 22  | NO_DEVICE
@@ -58,10 +63,19 @@ class RpmaFailureKindTest {
     void transientKinds() {
         assertThat(RpmaFailureKind.values()).filteredOn(RpmaFailureKind::isTransient).containsExactlyInAnyOrder(
                 RpmaFailureKind.PORT_IN_USE, RpmaFailureKind.ADDRESS_NOT_AVAILABLE, RpmaFailureKind.INTERRUPTED,
-                RpmaFailureKind.PROVIDER, RpmaFailureKind.OUT_OF_MEMORY, RpmaFailureKind.MEMORY_LOCK_LIMIT);
+                RpmaFailureKind.PROVIDER, RpmaFailureKind.OUT_OF_MEMORY, RpmaFailureKind.MEMORY_LOCK_LIMIT,
+                RpmaFailureKind.RESOURCES_EXHAUSTED);
         assertThat(RpmaFailureKind.classify("rpma_ep_next_conn_req", PROVIDER, Errno.EBADF).isTransient()).isFalse();
         assertThat(RpmaFailureKind.classify("rpma_ep_next_conn_req", PROVIDER, Errno.ENODEV).isTransient()).isFalse();
         assertThat(RpmaFailureKind.classify("rpma_ep_next_conn_req", PROVIDER, Errno.EIO).isTransient()).isTrue();
+    }
+
+    /** An acceptor waits for these to pass however long they last, and counts the other transient ones. */
+    @Test
+    void resourceShortages() {
+        assertThat(RpmaFailureKind.values()).filteredOn(RpmaFailureKind::isResourceShortage)
+            .containsExactlyInAnyOrder(RpmaFailureKind.OUT_OF_MEMORY, RpmaFailureKind.RESOURCES_EXHAUSTED)
+            .allMatch(RpmaFailureKind::isTransient);
     }
 
     @Test

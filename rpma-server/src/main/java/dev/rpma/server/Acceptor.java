@@ -36,10 +36,14 @@ import dev.rpma.server.loop.RpmaEventLoop;
  * reject is carried out; a request undecided at its deadline is rejected.
  *
  * <p>Outcomes of {@code rpma_ep_next_conn_req}: a request; nothing ({@code null}); {@code RPMA_E_INVAL}
- * (an event that was not a request) is counted and the acceptor goes on; {@code RPMA_E_PROVIDER} and
- * {@code RPMA_E_NOMEM} are counted and retried after a growing back-off ({@code EINTR} at once);
- * {@code RPMA_E_PROVIDER} with {@code EBADF} or {@code ENODEV}, any other code, or more than
- * max-consecutive-errors failures in a row stop accepting, and the endpoint is FAILED.
+ * (an event that was not a request) is counted and the acceptor goes on; {@code EINTR} is retried at
+ * once. A shortage of resources ({@code RPMA_E_NOMEM}, or {@code RPMA_E_PROVIDER} with {@code ENOMEM},
+ * {@code EMFILE}, {@code ENFILE}, {@code ENOBUFS}, {@code EAGAIN}: the request's queues could not be
+ * made) and any other provider error are counted and retried after a growing back-off (at most
+ * {@value #BACKOFF_MAX_MILLIS} ms), during which the endpoint is DEGRADED and which its next success
+ * ends. A shortage is waited out however long it lasts, as it passes when resources are freed; more
+ * than max-consecutive-errors other provider errors in a row, {@code RPMA_E_PROVIDER} with
+ * {@code EBADF} or {@code ENODEV}, or any other code stop accepting, and the endpoint is FAILED.
  *
  * <p>Longer than most types: taking requests, the hand-off to the handlers, carrying out their
  * decisions and the deadlines all happen on the acceptor's thread and share its state (the pending
@@ -52,7 +56,9 @@ final class Acceptor implements RpmaEventLoop.IoHandler {
 
     private static final long BACKOFF_MIN_NANOS = TimeUnit.MILLISECONDS.toNanos(10);
 
-    private static final long BACKOFF_MAX_NANOS = TimeUnit.SECONDS.toNanos(1);
+    static final long BACKOFF_MAX_MILLIS = 1000;
+
+    private static final long BACKOFF_MAX_NANOS = TimeUnit.MILLISECONDS.toNanos(BACKOFF_MAX_MILLIS);
 
     /**
      * Requests taken per readiness of the endpoint's fd at most. One per readiness cost a round of
@@ -116,6 +122,9 @@ final class Acceptor implements RpmaEventLoop.IoHandler {
 
     private volatile @Nullable Throwable failure;
 
+    /** The error the acceptor backs off from, until its next success; {@code null} while it takes requests. */
+    private volatile @Nullable RpmaException degradedBy;
+
     // owned by the loop
     private int endpointFd = -1;
 
@@ -125,7 +134,11 @@ final class Acceptor implements RpmaEventLoop.IoHandler {
 
     private boolean stopped;
 
-    private int consecutiveErrors;
+    /** Transient errors in a row: how long the back-off is. */
+    private int errorsInARow;
+
+    /** Of them, those that are no shortage of resources: what max-consecutive-errors bounds. */
+    private int unexplainedInARow;
 
     private RpmaEventLoop.@Nullable Timer deadlineTimer;
 
@@ -164,6 +177,10 @@ final class Acceptor implements RpmaEventLoop.IoHandler {
 
     @Nullable Throwable failure() {
         return this.failure;
+    }
+
+    @Nullable RpmaException degradedBy() {
+        return this.degradedBy;
     }
 
     byte[] regionDescriptor(String name) {
@@ -281,7 +298,9 @@ final class Acceptor implements RpmaEventLoop.IoHandler {
             onAcceptError(ex);
             return false;
         }
-        this.consecutiveErrors = 0;
+        if (this.errorsInARow > 0) {
+            recovered();
+        }
         if (request == null) {
             return false;
         }
@@ -305,25 +324,48 @@ final class Acceptor implements RpmaEventLoop.IoHandler {
             fail(new RpmaAcceptorException("the endpoint is unusable", ex));
             return;
         }
-        this.consecutiveErrors++;
-        if (this.consecutiveErrors > this.settings.maxConsecutiveErrors()) {
-            fail(new RpmaAcceptorException(this.consecutiveErrors + " errors in a row", ex));
+        this.errorsInARow++;
+        if (!kind.isResourceShortage() && ++this.unexplainedInARow > this.settings.maxConsecutiveErrors()) {
+            fail(new RpmaAcceptorException(this.unexplainedInARow + " errors in a row", ex));
             return;
         }
-        long backoff = Math.min(BACKOFF_MAX_NANOS, BACKOFF_MIN_NANOS << Math.min(20, this.consecutiveErrors - 1));
-        logger.warn("RDMA endpoint '{}': {}; retrying in {} ms", endpointName(), ex.getMessage(),
-                TimeUnit.NANOSECONDS.toMillis(backoff));
+        long backoff = Math.min(BACKOFF_MAX_NANOS, BACKOFF_MIN_NANOS << Math.min(20, this.errorsInARow - 1));
+        if (this.degradedBy == null) {
+            logger.warn("RDMA endpoint '{}' is degraded: {}{}; it keeps listening and tries again after a growing pause"
+                    + " (at most {} ms)", endpointName(), ex.getMessage(), kind.isResourceShortage()
+                            ? " (short of memory, locked memory or file descriptors for a request's queues)" : "",
+                    BACKOFF_MAX_MILLIS);
+        }
+        else {
+            logger.debug("RDMA endpoint '{}': {}; retrying in {} ms", endpointName(), ex.getMessage(),
+                    TimeUnit.NANOSECONDS.toMillis(backoff));
+        }
+        this.degradedBy = ex;
         // level-triggered: a readable fd would be reported again at once, so it is not watched meanwhile
         unwatch();
         this.loop.schedule(() -> {
             if (!this.stopped) {
                 watch();
+                // one look at once, readable or not: a success ends the degradation
+                takeRequests();
             }
         }, Duration.ofNanos(backoff));
     }
 
+    /** The first success after errors: the endpoint takes requests again. */
+    private void recovered() {
+        if (this.degradedBy != null) {
+            logger.info("RDMA endpoint '{}' takes requests again after {} error(s) in a row", endpointName(),
+                    this.errorsInARow);
+        }
+        this.errorsInARow = 0;
+        this.unexplainedInARow = 0;
+        this.degradedBy = null;
+    }
+
     private void fail(RpmaAcceptorException ex) {
         this.failure = ex;
+        this.degradedBy = null;
         logger.error("RDMA endpoint '{}' ({}:{}) failed and stops accepting: {}", endpointName(), this.endpoint.address(),
                 this.endpoint.port(), ex.getMessage(), ex);
         stop();

@@ -7,6 +7,8 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * The connections of one endpoint: a place is reserved for each request from the moment the
  * acceptor obtains it, so that the endpoint's limit counts requests being decided too; a reserved
@@ -28,6 +30,9 @@ final class ConnectionRegistry {
      * endpoint that decides one request at a time empties the registry on every request.
      */
     private volatile int awaiting;
+
+    /** Set by {@link #endAll}: how the sessions added later end. */
+    private volatile @Nullable RpmaSessionEnd endedWith;
 
     ConnectionRegistry(int limit) {
         this.limit = limit;
@@ -51,9 +56,14 @@ final class ConnectionRegistry {
         release();
     }
 
-    /** The connected request's place is now this session's. */
+    /** The connected request's place is now this session's; after {@link #endAll} it ends at once. */
     void added(ServerSession session) {
         this.sessions.add(session);
+        // after the add, as endAll sets the end before it looks at the sessions: one of the two ends it
+        RpmaSessionEnd end = this.endedWith;
+        if (end != null) {
+            session.end(end);
+        }
     }
 
     /** The session's connection is deleted: its place is free. */
@@ -87,11 +97,20 @@ final class ConnectionRegistry {
         return this.sessions.size();
     }
 
-    /** Ends every session for {@code end}'s reason (each on its own loop). */
+    /**
+     * Ends every session for {@code end}'s reason (each on its own loop), and every session added from
+     * now on: a stop's, which may come while the acceptor still carries out a connect.
+     */
     void endAll(RpmaSessionEnd end) {
+        this.endedWith = end;
         for (ServerSession session : this.sessions) {
             session.end(end);
         }
+    }
+
+    /** Whether {@link #endAll} was called; for tests. */
+    boolean isEnding() {
+        return this.endedWith != null;
     }
 
     /** Waits until no place is taken; {@code false} on timeout. */

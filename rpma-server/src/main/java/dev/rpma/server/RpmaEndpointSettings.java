@@ -86,7 +86,9 @@ public record RpmaEndpointSettings(String name, String address, int port, Accept
      * @param handlerThreads handler threads (how many requests are handled at once)
      * @param requestDeadline how long a handler may take to connect or reject a request before it is rejected
      * @param pollInterval longest wait between two looks at the endpoint, even without an event
-     * @param maxConsecutiveErrors transient acceptor errors in a row after which the endpoint is given up
+     * @param maxConsecutiveErrors acceptor errors of no known cause ({@code RPMA_E_PROVIDER} with an errno
+     *     that names no shortage of resources) in a row after which the endpoint is given up; a shortage of
+     *     resources never counts, the endpoint is degraded until it passes
      * @param inlineHandler whether the handler runs on the acceptor thread instead of a handler thread
      *     ({@code queueCapacity} and {@code handlerThreads} then do not apply): for handlers that decide at
      *     once and never block, since a handler that blocks there stops the endpoint's acceptor

@@ -9,6 +9,13 @@ public enum RpmaEndpointState {
     RUNNING,
     /** Listening, but rejecting every request (see {@link RpmaServedEndpoint#pause()}). */
     PAUSED,
+    /**
+     * Listening, but taking no request for now: obtaining one failed, for lack of resources (memory,
+     * locked memory or file descriptors for its queues) or with a provider error that may pass
+     * ({@link RpmaServedEndpoint#degradedBy()}). The acceptor tries again after a growing pause of at
+     * most a second, and the endpoint is RUNNING again at its next success; sessions go on meanwhile.
+     */
+    DEGRADED,
     /** Stopping: no new requests; sessions are given the grace period. */
     STOPPING,
     /** Stopped; every native object is released. */

@@ -11,6 +11,7 @@ import org.slf4j.LoggerFactory;
 
 import dev.rpma.binding.RpmaConnectionConfig;
 import dev.rpma.binding.RpmaEndpoint;
+import dev.rpma.binding.RpmaException;
 import dev.rpma.server.loop.RpmaEventLoop;
 
 /**
@@ -77,6 +78,9 @@ public final class RpmaServedEndpoint {
         if (current == RpmaEndpointState.RUNNING && this.acceptor.failure() != null) {
             return RpmaEndpointState.FAILED;
         }
+        if (current == RpmaEndpointState.RUNNING && this.acceptor.degradedBy() != null) {
+            return RpmaEndpointState.DEGRADED;
+        }
         if (current == RpmaEndpointState.RUNNING && this.acceptor.isPaused()) {
             return RpmaEndpointState.PAUSED;
         }
@@ -86,6 +90,14 @@ public final class RpmaServedEndpoint {
     /** What stopped the endpoint when it is {@link RpmaEndpointState#FAILED}, else {@code null}. */
     public @Nullable Throwable failure() {
         return this.acceptor.failure();
+    }
+
+    /**
+     * The error its acceptor backs off from while it is {@link RpmaEndpointState#DEGRADED} (the
+     * latest of those in a row), else {@code null}.
+     */
+    public @Nullable RpmaException degradedBy() {
+        return this.acceptor.degradedBy();
     }
 
     /** Requests waiting for a handler thread. */
@@ -201,19 +213,27 @@ public final class RpmaServedEndpoint {
         }
     }
 
-    /** Waits until accepting stopped and the handler threads returned; {@code false} on timeout. */
-    boolean awaitAcceptingStopped(Duration timeout) throws InterruptedException {
-        long deadline = System.nanoTime() + timeout.toNanos();
-        if (!this.acceptorStopped.await(timeout.toNanos(), TimeUnit.NANOSECONDS)) {
-            return false;
+    /**
+     * Waits until accepting stopped and the handler threads returned, then ends the acceptor's loop,
+     * all by {@code deadline} ({@link System#nanoTime()}); logs what is still running then, which the
+     * stop leaves behind. By the stopping thread.
+     *
+     * @return whether the acceptor's loop ended (else the endpoint is left open, and so its peer)
+     */
+    boolean awaitAcceptingStopped(long deadline) throws InterruptedException {
+        if (!this.acceptorStopped.await(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS)) {
+            logger.error("RDMA endpoint '{}': its acceptor did not stop within the shutdown timeout (stuck in a native"
+                    + " call or an inline connection handler?); the endpoint, its request configuration and the"
+                    + " server's peers are left to the process's exit", name());
         }
-        return this.handlerPool == null
-                || this.handlerPool.awaitTermination(Duration.ofNanos(Math.max(0, deadline - System.nanoTime())));
-    }
-
-    /** Handler threads still running, for the log line of a stop that gives up on them. */
-    List<String> runningHandlerThreads() {
-        return (this.handlerPool != null) ? this.handlerPool.aliveThreads() : List.of();
+        if (this.handlerPool != null && !this.handlerPool
+            .awaitTermination(Duration.ofNanos(Math.max(0, deadline - System.nanoTime())))) {
+            logger.warn("RDMA endpoint '{}': connection handler threads {} still run after the shutdown timeout; they"
+                    + " are left behind (their requests were rejected)", name(), this.handlerPool.aliveThreads());
+        }
+        // a handler that decides from now on finds its request rejected (SHUTDOWN): nothing is handed over
+        this.acceptorLoop.shutdown();
+        return this.acceptorLoop.awaitTermination(Duration.ofNanos(Math.max(0, deadline - System.nanoTime())));
     }
 
     ConnectionRegistry registry() {
@@ -221,19 +241,20 @@ public final class RpmaServedEndpoint {
     }
 
     /**
-     * Releases what is left once the sessions are gone: the acceptor's loop, the message pool and
-     * the slots' registered memory. By the stopping thread.
+     * Releases what is left once the sessions are gone: the message pool, the slots' registered
+     * memory, and, once the acceptor's loop ended (a call it is stuck in may hold them), the request
+     * configurations. By the stopping thread, after {@link #awaitAcceptingStopped}.
      */
-    void release(boolean sessionsGone) throws InterruptedException {
-        this.acceptorLoop.shutdown();
-        this.acceptorLoop.awaitTermination(Duration.ofSeconds(5));
+    void release(boolean sessionsGone) {
         if (this.context.messagePool != null) {
             this.context.messagePool.shutdown();
         }
         if (sessionsGone && this.context.buffers != null) {
             this.context.buffers.close();
         }
-        closeConfigs(this.requestConfigs);
+        if (this.acceptorLoop.isTerminated()) {
+            closeConfigs(this.requestConfigs);
+        }
         synchronized (this) {
             this.state = (this.acceptor.failure() != null) ? RpmaEndpointState.FAILED : RpmaEndpointState.STOPPED;
         }

@@ -46,9 +46,10 @@ import dev.rpma.server.loop.RpmaEventLoopGroup;
  * rejected as shutdown); the sessions are given the grace period to end by themselves (negative:
  * forever, zero: not at all); the rest are disconnected, and deleted once their CLOSED came or after
  * {@link ServerSession#DISCONNECT_TIMEOUT}. Then the slots' memory and the regions are deregistered,
- * the loops stop and the peers are deleted, last, as librpma requires. A stop always ends: a
- * handler that blocks its thread for ever is left behind after a bounded wait, with a log line that
- * says what was left.
+ * the loops stop and the peers are deleted, last, as librpma requires. A stop always ends, at the
+ * latest the shutdown timeout after the grace period: an acceptor, handler or loop stuck in
+ * application code or a native call is left behind with what it may still use, with a log line that
+ * says what was left, and the keep-alive thread ends, so that the JVM can exit.
  *
  * <p>Longer than most types because the order of creation and release is the point: listen, start
  * and the stop's phases are kept side by side so that the order librpma requires (connections,
@@ -63,9 +64,6 @@ public final class RpmaServer {
 
     /** Completions taken per {@code rpma_cq_get_wc} on a data-path loop. */
     static final int COMPLETION_BATCH = 16;
-
-    /** How long a stop waits for the handler threads to return and for ended sessions to be deleted. */
-    static final Duration HANDLERS_TIMEOUT = Duration.ofSeconds(10);
 
     private final Rpma rpma;
 
@@ -486,38 +484,48 @@ public final class RpmaServer {
         }
     }
 
-    /** The stop's phases; {@code true} when everything native was released. */
+    /**
+     * The stop's phases; {@code true} when everything native was released. The grace period counts
+     * from the stop's start; every wait after it shares one deadline, the shutdown timeout later, so
+     * that a thread stuck in a native call or in application code costs the stop that much at most.
+     */
     private boolean stopEndpoints() throws InterruptedException {
-        for (RpmaServedEndpoint endpoint : this.endpoints.values()) {
-            if (!endpoint.awaitAcceptingStopped(HANDLERS_TIMEOUT)) {
-                logger.warn("RDMA endpoint '{}': connection handler threads {} still run {} after the stop began; they"
-                        + " are left behind (their requests were rejected)", endpoint.name(),
-                        endpoint.runningHandlerThreads(), HANDLERS_TIMEOUT);
-            }
-        }
         Duration grace = this.settings.gracePeriod();
-        if (!awaitSessionsEnded(grace.isNegative() ? Long.MAX_VALUE : grace.toNanos())) {
-            int open = openSessions();
-            logger.info("RDMA server: grace period {} over with {} session(s) open; disconnecting them", grace, open);
-            RpmaSessionEnd shutdown = RpmaSessionEnd.of(RpmaSessionEnd.Reason.SHUTDOWN,
-                    "the server stopped after its grace period");
-            this.endpoints.values().forEach((endpoint) -> endpoint.registry().endAll(shutdown));
+        long begun = System.nanoTime();
+        boolean ended = awaitSessionsEnded(grace.isNegative() ? Long.MAX_VALUE : begun + grace.toNanos());
+        if (!ended) {
+            logger.info("RDMA server: grace period {} over with {} session(s) open; disconnecting them", grace,
+                    openSessions());
         }
-        boolean gone = awaitSessionsEnded(ServerSession.DISCONNECT_TIMEOUT.plus(HANDLERS_TIMEOUT).toNanos());
+        // also when none is open: a session the acceptor still connects from now on ends at once
+        RpmaSessionEnd shutdown = RpmaSessionEnd.of(RpmaSessionEnd.Reason.SHUTDOWN,
+                "the server stopped after its grace period");
+        this.endpoints.values().forEach((endpoint) -> endpoint.registry().endAll(shutdown));
+        long deadline = System.nanoTime() + this.settings.shutdownTimeout().toNanos();
+        boolean acceptorsEnded = true;
+        for (RpmaServedEndpoint endpoint : this.endpoints.values()) {
+            acceptorsEnded &= endpoint.awaitAcceptingStopped(deadline);
+        }
+        boolean gone = awaitSessionsEnded(deadline);
         for (RpmaServedEndpoint endpoint : this.endpoints.values()) {
             endpoint.release(gone);
         }
         if (!gone) {
-            logger.error("RDMA server: {} session(s) were not deleted within {} (an event loop blocked in a message"
-                    + " handler?); their connections, memory and peers are left to the process's exit", openSessions(),
-                    ServerSession.DISCONNECT_TIMEOUT.plus(HANDLERS_TIMEOUT));
+            logger.error("RDMA server: {} session(s) were not deleted within the shutdown timeout {} after the grace"
+                    + " period (an event loop blocked in a message handler or a native call?); their connections,"
+                    + " memory and peers are left to the process's exit: {}", openSessions(),
+                    this.settings.shutdownTimeout(), describeOpenSessions());
+            return false;
+        }
+        if (!acceptorsEnded) {
+            // an endpoint left open holds its peer
             return false;
         }
         this.regions.deregister();
         this.loops.shutdown();
-        if (!this.loops.awaitTermination(HANDLERS_TIMEOUT)) {
-            logger.error("RDMA server: an event loop did not end within {}; the peers are left to the process's exit",
-                    HANDLERS_TIMEOUT);
+        if (!this.loops.awaitTermination(Duration.ofNanos(Math.max(0, deadline - System.nanoTime())))) {
+            logger.error("RDMA server: an event loop did not end within the shutdown timeout {}; the peers and the shared"
+                    + " receive queues are left to the process's exit", this.settings.shutdownTimeout());
             return false;
         }
         // once their loops ended: nothing takes their completions or posts their slots any more
@@ -526,15 +534,33 @@ public final class RpmaServer {
         return true;
     }
 
-    private boolean awaitSessionsEnded(long timeoutNanos) throws InterruptedException {
-        long deadline = System.nanoTime() + timeoutNanos;
+    /** Waits until every endpoint's registry is empty or {@code deadline} ({@link System#nanoTime()}) passed. */
+    private boolean awaitSessionsEnded(long deadline) throws InterruptedException {
         for (RpmaServedEndpoint endpoint : this.endpoints.values()) {
-            long left = (timeoutNanos == Long.MAX_VALUE) ? Long.MAX_VALUE : Math.max(0, deadline - System.nanoTime());
+            long left = (deadline == Long.MAX_VALUE) ? Long.MAX_VALUE : Math.max(0, deadline - System.nanoTime());
             if (!endpoint.registry().awaitEmpty(left)) {
                 return false;
             }
         }
         return true;
+    }
+
+    /** The sessions still open, by endpoint, with their states: what a stop that gives up leaves. */
+    private String describeOpenSessions() {
+        StringBuilder open = new StringBuilder();
+        for (RpmaServedEndpoint endpoint : this.endpoints.values()) {
+            List<ServerSession> sessions = endpoint.registry().sessions();
+            int requests = endpoint.registry().reserved() - sessions.size();
+            if (sessions.isEmpty() && requests <= 0) {
+                continue;
+            }
+            open.append((open.length() > 0) ? "; " : "").append("endpoint '").append(endpoint.name()).append("': ")
+                .append(sessions.stream().limit(20).map(ServerSession::toString).toList());
+            if (requests > 0) {
+                open.append(" and ").append(requests).append(" request(s) being decided");
+            }
+        }
+        return open.toString();
     }
 
     private int openSessions() {

@@ -14,10 +14,13 @@ import dev.rpma.server.loop.RpmaEventLoopGroup;
  *     sleeps; zero sleeps at once
  * @param gracePeriod how long a stop waits for the sessions to end by themselves before it ends them;
  *     negative waits forever, zero not at all
+ * @param shutdownTimeout how long a stop waits, once the grace period is over, for what still runs
+ *     (connection handler threads, sessions being disconnected, the acceptors and event loops) before
+ *     it leaves it to the process's exit, logs what it left, and ends; positive
  * @param endpoints the endpoints, the default one first
  * @param regions the memory exposed to clients
  */
-public record RpmaServerSettings(int eventLoops, Duration busyPoll, Duration gracePeriod,
+public record RpmaServerSettings(int eventLoops, Duration busyPoll, Duration gracePeriod, Duration shutdownTimeout,
         List<RpmaEndpointSettings> endpoints, List<RpmaRegionDefinition> regions) {
 
     /** How long a loop busy-polls after work unless told otherwise. */
@@ -25,34 +28,55 @@ public record RpmaServerSettings(int eventLoops, Duration busyPoll, Duration gra
 
     public static final Duration DEFAULT_GRACE_PERIOD = Duration.ofSeconds(20);
 
+    /**
+     * With the default grace period, a stop ends within Spring's default timeout per shutdown phase
+     * (30 s) even when something never returns.
+     */
+    public static final Duration DEFAULT_SHUTDOWN_TIMEOUT = Duration.ofSeconds(10);
+
     public RpmaServerSettings {
         Objects.requireNonNull(busyPoll, "busyPoll");
         Objects.requireNonNull(gracePeriod, "gracePeriod");
+        Objects.requireNonNull(shutdownTimeout, "shutdownTimeout");
         if (eventLoops < 1) {
             throw new IllegalArgumentException("eventLoops must be at least 1, not " + eventLoops);
         }
         if (busyPoll.isNegative()) {
             throw new IllegalArgumentException("busyPoll must not be negative, not " + busyPoll);
         }
+        if (shutdownTimeout.isNegative() || shutdownTimeout.isZero()) {
+            throw new IllegalArgumentException("shutdownTimeout must be positive, not " + shutdownTimeout);
+        }
         endpoints = List.copyOf(endpoints);
         regions = List.copyOf(regions);
     }
 
-    /** The endpoints with loops sized for the machine, the default busy poll and grace period, no regions. */
+    /**
+     * The endpoints with loops sized for the machine, the default busy poll, grace period and shutdown
+     * timeout, no regions.
+     */
     public static RpmaServerSettings of(List<RpmaEndpointSettings> endpoints) {
         return new RpmaServerSettings(RpmaEventLoopGroup.defaultSize(), DEFAULT_BUSY_POLL, DEFAULT_GRACE_PERIOD,
-                endpoints, List.of());
+                DEFAULT_SHUTDOWN_TIMEOUT, endpoints, List.of());
     }
 
     public RpmaServerSettings withGracePeriod(Duration gracePeriod) {
-        return new RpmaServerSettings(this.eventLoops, this.busyPoll, gracePeriod, this.endpoints, this.regions);
+        return new RpmaServerSettings(this.eventLoops, this.busyPoll, gracePeriod, this.shutdownTimeout,
+                this.endpoints, this.regions);
+    }
+
+    public RpmaServerSettings withShutdownTimeout(Duration shutdownTimeout) {
+        return new RpmaServerSettings(this.eventLoops, this.busyPoll, this.gracePeriod, shutdownTimeout,
+                this.endpoints, this.regions);
     }
 
     public RpmaServerSettings withEventLoops(int eventLoops, Duration busyPoll) {
-        return new RpmaServerSettings(eventLoops, busyPoll, this.gracePeriod, this.endpoints, this.regions);
+        return new RpmaServerSettings(eventLoops, busyPoll, this.gracePeriod, this.shutdownTimeout, this.endpoints,
+                this.regions);
     }
 
     public RpmaServerSettings withRegions(List<RpmaRegionDefinition> regions) {
-        return new RpmaServerSettings(this.eventLoops, this.busyPoll, this.gracePeriod, this.endpoints, regions);
+        return new RpmaServerSettings(this.eventLoops, this.busyPoll, this.gracePeriod, this.shutdownTimeout,
+                this.endpoints, regions);
     }
 }

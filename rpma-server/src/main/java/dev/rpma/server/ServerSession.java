@@ -32,7 +32,8 @@ import dev.rpma.server.loop.RpmaEventLoop;
  * LOST, it disconnects and deletes at once; when the server ends it (the application, the idle
  * timeout, a bad message, a stop), it disconnects and deletes on the CLOSED that follows, or after
  * {@link #DISCONNECT_TIMEOUT} without one. After the delete its slots go back to the pool and the
- * listeners are told, once.
+ * listeners are told, once. The loop never waits for another thread's native call on the connection:
+ * while one is in flight the delete is tried again later.
  */
 final class ServerSession implements RpmaSession, RpmaEventLoop.IoHandler {
 
@@ -44,6 +45,9 @@ final class ServerSession implements RpmaSession, RpmaEventLoop.IoHandler {
 
     /** How long a session the server ends waits for its CLOSED before it is deleted anyway. */
     static final Duration DISCONNECT_TIMEOUT = Duration.ofSeconds(3);
+
+    /** How often a loop looks again whether a connection with a call in flight on another thread can be deleted. */
+    static final Duration DELETE_RETRY = Duration.ofMillis(10);
 
     private static final AtomicLong IDS = new AtomicLong();
 
@@ -91,6 +95,9 @@ final class ServerSession implements RpmaSession, RpmaEventLoop.IoHandler {
     private @Nullable RpmaSessionEnd end;
 
     private boolean deleted;
+
+    /** The delete waits for a call in flight on another thread. */
+    private boolean deleteDeferred;
 
     private RpmaEventLoop.@Nullable Timer disconnectTimer;
 
@@ -202,6 +209,10 @@ final class ServerSession implements RpmaSession, RpmaEventLoop.IoHandler {
 
     /** Starts watching the connection's events; on the loop, right after the acceptor connected it. */
     void attach() {
+        if (this.end != null) {
+            // ended before its loop took it (a stop): disconnected and deleted already
+            return;
+        }
         try {
             this.eventFd = this.connection.eventFd();
             FileDescriptors.setBlocking(this.eventFd, false);
@@ -413,13 +424,35 @@ final class ServerSession implements RpmaSession, RpmaEventLoop.IoHandler {
         if (this.data != null) {
             this.data.beforeDelete();
         }
+        deleteConnection();
+    }
+
+    /**
+     * Deletes the connection unless another thread is inside a native call on it (a wait can last
+     * as long as no event comes): the loop does not wait for that thread, but looks again every
+     * {@link #DELETE_RETRY}, and the session ends, with its slots and its place under the limit,
+     * once the connection is deleted.
+     */
+    private void deleteConnection() {
+        boolean gone;
         try {
-            this.connection.close();
+            gone = this.connection.closeIfIdle();
         }
         catch (RpmaException ex) {
+            // rpma_conn_delete frees the connection even when it fails
+            gone = true;
             this.endpoint.statistics.recordError(ex);
             this.endpoint.warnings.warn("delete", "Deleting session " + this.id + " of endpoint '" + endpointName()
                     + "' failed", ex);
+        }
+        if (!gone) {
+            if (!this.deleteDeferred) {
+                this.deleteDeferred = true;
+                logger.debug("Session {} of endpoint '{}': a call on its connection is in flight on another thread;"
+                        + " the connection is deleted once it returned", this.id, endpointName());
+            }
+            this.loop.schedule(this::deleteConnection, DELETE_RETRY);
+            return;
         }
         this.state = RpmaSessionState.CLOSED;
         if (this.data != null) {

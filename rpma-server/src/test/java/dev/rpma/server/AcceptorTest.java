@@ -339,14 +339,14 @@ class AcceptorTest {
     }
 
     @Test
-    void tooManyTransientErrorsInARowStopAccepting() {
+    void tooManyUnexplainedProviderErrorsInARowStopAccepting() {
         this.harness.acceptor = new RpmaEndpointSettings.Acceptor(8, 2, Duration.ofSeconds(5), Duration.ofMillis(50), 2,
                 false, true, 0);
         this.harness.start(RpmaIncomingRequest::connect);
-        this.harness.endpoint.queueOutOfMemory().queueOutOfMemory().queueOutOfMemory();
+        this.harness.endpoint.queueProviderError(Errno.EIO).queueProviderError(Errno.EIO).queueProviderError(Errno.EIO);
 
         this.harness.await("the failure", () -> this.harness.served().state() == RpmaEndpointState.FAILED);
-        assertThat(this.harness.statistics().errors("rpma_ep_next_conn_req", "RPMA_E_NOMEM")).isEqualTo(3);
+        assertThat(this.harness.statistics().errors("rpma_ep_next_conn_req", "RPMA_E_PROVIDER")).isEqualTo(3);
     }
 
     @Test

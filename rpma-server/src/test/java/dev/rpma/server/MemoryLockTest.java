@@ -74,7 +74,8 @@ class MemoryLockTest {
         this.harness.regions.add(RpmaRegionDefinition.readOnly("catalog", NativeMemory.allocate(10_000)));
         MemoryLockLimit limit = MemoryLockLimit.of(Long.MAX_VALUE - 1);
         MemoryLockBudget budget = MemoryLockBudget.of(new RpmaServerSettings(2, java.time.Duration.ZERO,
-                java.time.Duration.ZERO, List.of(this.harness.settings()), this.harness.regions), (name) -> true, limit);
+                java.time.Duration.ZERO, RpmaServerSettings.DEFAULT_SHUTDOWN_TIMEOUT, List.of(this.harness.settings()),
+                this.harness.regions), (name) -> true, limit);
         this.harness.memoryLockLimit = limit;
         this.harness.startRaw((message, session) -> message);
         this.harness.connectOne();

@@ -165,6 +165,7 @@ class RpmaServerTest {
     void aStopEndsWhenAHandlerHoldsItsEventLoopForEver() throws InterruptedException {
         CountDownLatch never = new CountDownLatch(1);
         CountDownLatch holding = new CountDownLatch(1);
+        this.harness.shutdownTimeout = Duration.ofSeconds(1);
         this.harness.startRaw((message, session) -> {
             holding.countDown();
             never.await();
@@ -176,8 +177,7 @@ class RpmaServerTest {
         long start = System.nanoTime();
         CountDownLatch stopped = new CountDownLatch(1);
         this.harness.server.stop(stopped::countDown);
-        Duration bound = this.harness.gracePeriod.plus(ServerSession.DISCONNECT_TIMEOUT)
-            .plus(RpmaServer.HANDLERS_TIMEOUT).plus(Duration.ofSeconds(5));
+        Duration bound = this.harness.gracePeriod.plus(this.harness.shutdownTimeout).plus(Duration.ofSeconds(5));
         assertThat(stopped.await(bound.toMillis(), TimeUnit.MILLISECONDS)).as("the stop ended").isTrue();
         assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(bound);
         assertThat(this.harness.served().state()).isEqualTo(RpmaEndpointState.STOPPED);

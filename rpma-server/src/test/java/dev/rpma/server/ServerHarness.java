@@ -1,5 +1,6 @@
 package dev.rpma.server;
 
+import java.lang.reflect.Field;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.time.Duration;
@@ -14,6 +15,7 @@ import org.jspecify.annotations.Nullable;
 
 import dev.rpma.binding.Errno;
 import dev.rpma.binding.Rpma;
+import dev.rpma.binding.RpmaConnection;
 import dev.rpma.binding.RpmaConnectionConfig;
 import dev.rpma.binding.io.MemoryLockLimit;
 import dev.rpma.binding.testing.FakeConnection;
@@ -58,6 +60,8 @@ public final class ServerHarness implements AutoCloseable {
     public RpmaEndpointSettings.Limits limits = RpmaEndpointSettings.Limits.DEFAULTS;
 
     public Duration gracePeriod = Duration.ofMillis(200);
+
+    public Duration shutdownTimeout = RpmaServerSettings.DEFAULT_SHUTDOWN_TIMEOUT;
 
     public int eventLoops = 1;
 
@@ -104,7 +108,7 @@ public final class ServerHarness implements AutoCloseable {
         List<RpmaEndpointSettings> endpoints = new ArrayList<>(List.of(settings()));
         endpoints.addAll(this.moreEndpoints);
         RpmaServerSettings settings = new RpmaServerSettings(this.eventLoops, this.busyPoll, this.gracePeriod,
-                endpoints, this.regions);
+                this.shutdownTimeout, endpoints, this.regions);
         Rpma rpma = Rpma.using(this.fake, this.memoryLockLimit);
         this.server = RpmaServer.listen(rpma, settings, new RpmaServer.Components() {
 
@@ -250,6 +254,21 @@ public final class ServerHarness implements AutoCloseable {
         }
         finally {
             this.fake.close();
+        }
+    }
+
+    /**
+     * The binding's connection under a session, for a test that plays another thread making a native
+     * call on it; the server itself never hands it out.
+     */
+    public static RpmaConnection connectionOf(RpmaSession session) {
+        try {
+            Field field = ServerSession.class.getDeclaredField("connection");
+            field.setAccessible(true);
+            return (RpmaConnection) field.get(session);
+        }
+        catch (ReflectiveOperationException ex) {
+            throw new IllegalStateException(ex);
         }
     }
 

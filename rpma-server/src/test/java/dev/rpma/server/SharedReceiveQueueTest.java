@@ -254,6 +254,7 @@ class SharedReceiveQueueTest {
     @Test
     void aSharedCompletionChannelIsRefusedAtListenAndNothingIsLeft() {
         RpmaServerSettings settings = new RpmaServerSettings(1, Duration.ZERO, Duration.ZERO,
+                RpmaServerSettings.DEFAULT_SHUTDOWN_TIMEOUT,
                 List.of(this.harness.settings()), List.of());
         FakeLibRpma fake = this.harness.fake;
         assertThatIllegalArgumentException().isThrownBy(() -> RpmaServer.listen(Rpma.using(fake), settings,

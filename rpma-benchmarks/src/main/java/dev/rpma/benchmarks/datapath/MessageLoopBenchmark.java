@@ -180,7 +180,7 @@ public final class MessageLoopBenchmark {
                 .withMessages(RpmaEndpointSettings.Messages.DEFAULTS.withMode(RpmaWireMode.RAW).withMaxMessageSize(8)
                     .withSharedReceiveSlots(sharedReceiveSlots));
             RpmaServerSettings settings = new RpmaServerSettings(1, Duration.ofNanos(busyPollMicros * 1000), Duration.ZERO,
-                    List.of(endpoint), List.of());
+                    RpmaServerSettings.DEFAULT_SHUTDOWN_TIMEOUT, List.of(endpoint), List.of());
             RpmaMessageListener pingPong = new RpmaMessageListener() {
 
                 @Override

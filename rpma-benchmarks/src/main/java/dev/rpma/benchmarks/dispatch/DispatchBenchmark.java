@@ -678,8 +678,8 @@ public final class DispatchBenchmark {
                         Duration.ofSeconds(1), 10, inline, true, RpmaEndpointSettings.Acceptor.DEFAULT_SPIN_LOOKS))
                 // requests being decided count against the connection limit: a saturated round has thousands
                 .withLimits(new RpmaEndpointSettings.Limits(Integer.MAX_VALUE, Duration.ZERO));
-            RpmaServerSettings server = new RpmaServerSettings(1, Duration.ZERO, Duration.ZERO, List.of(settings),
-                    List.of());
+            RpmaServerSettings server = new RpmaServerSettings(1, Duration.ZERO, Duration.ZERO,
+                    RpmaServerSettings.DEFAULT_SHUTDOWN_TIMEOUT, List.of(settings), List.of());
             RpmaServer listening = RpmaServer.listen(this.rpma, server, new RpmaServer.Components() {
 
                 @Override

@@ -29,6 +29,9 @@ public final class FakeEndpoint extends FakeObject {
 
     final List<FakeRequest> obtained = new ArrayList<>();
 
+    /** What every {@code rpma_ep_next_conn_req} returns while set ({@link #failEveryLook}). */
+    FakeLibRpma.Failure failingEveryLook;
+
     /** Accepts of requests from this endpoint inside {@code rpma_conn_req_connect} now. */
     final AtomicInteger acceptsInProgress = new AtomicInteger();
 
@@ -160,6 +163,30 @@ public final class FakeEndpoint extends FakeObject {
     /** Queues {@code RPMA_E_NOMEM}. */
     public FakeEndpoint queueOutOfMemory() {
         return queueFailure(RpmaError.NOMEM.code(), Errno.ENOMEM);
+    }
+
+    /**
+     * Makes every {@code rpma_ep_next_conn_req} fail with {@code returnCode} and {@code errno} until
+     * {@link #stopFailing()}, the queued results waiting meanwhile: a shortage that lasts (the file
+     * descriptor limit reached, locked memory used up) rather than one failure.
+     */
+    public FakeEndpoint failEveryLook(int returnCode, int errno) {
+        if (returnCode == 0) {
+            throw new IllegalArgumentException("A failure needs a non-zero return code");
+        }
+        synchronized (this.fake.lock) {
+            this.failingEveryLook = new FakeLibRpma.Failure(returnCode, errno);
+        }
+        return this;
+    }
+
+    /** Ends {@link #failEveryLook}: the queued results are returned again. */
+    public FakeEndpoint stopFailing() {
+        synchronized (this.fake.lock) {
+            this.failingEveryLook = null;
+            this.fake.lock.notifyAll();
+        }
+        return this;
     }
 
     /** Queues any failure. */

@@ -13,6 +13,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
@@ -49,7 +50,8 @@ import dev.rpma.binding.internal.PassiveCmIds;
  * {@link #awaitEndpoint(Duration)} gives a {@link FakeEndpoint}; queue what
  * {@code rpma_ep_next_conn_req} returns with {@link FakeEndpoint#queueRequest(byte[])},
  * {@link FakeEndpoint#queueNoEvent()}, {@link FakeEndpoint#queueProviderError(int)} (EAGAIN, EINTR,
- * EBADF...), {@link FakeEndpoint#queueUnexpectedEvent()} (INVAL), {@link FakeEndpoint#queueOutOfMemory()}.
+ * EBADF...), {@link FakeEndpoint#queueUnexpectedEvent()} (INVAL), {@link FakeEndpoint#queueOutOfMemory()},
+ * or make every look fail until told otherwise ({@link FakeEndpoint#failEveryLook}).
  * With nothing queued it returns {@code RPMA_E_PROVIDER} + {@code EAGAIN}. The endpoint's fd is a
  * real eventfd, readable while results are queued, so a real {@code poll()} works.</li>
  * <li>Requests: the {@link FakeRequest} returned by {@code queueRequest} scripts its connect
@@ -60,6 +62,8 @@ import dev.rpma.binding.internal.PassiveCmIds;
  * private data, queue completions on its {@link FakeCompletionQueue}s, read what was posted.</li>
  * <li>Any function: {@link #failNext(String, int, int)} makes its next call fail once (queue several
  * for several calls).</li>
+ * <li>Any function: {@link #stallNext(String)} holds its next call inside the fake until the returned
+ * {@link FakeStall} is released: a native call that blocks.</li>
  * </ul>
  *
  * <h2>What it checks</h2>
@@ -275,6 +279,11 @@ public final class FakeLibRpma implements LibRpma, PassiveCmIds, AutoCloseable {
 
     private final Map<String, ArrayDeque<Failure>> injected = new HashMap<>();
 
+    /** Stalls by function, taken by the next calls; read without the lock, since a held call must not hold it. */
+    private final Map<String, ConcurrentLinkedQueue<FakeStall>> stalls = new ConcurrentHashMap<>();
+
+    private final List<FakeStall> allStalls = Collections.synchronizedList(new ArrayList<>());
+
     private final ThreadLocal<Integer> errno = ThreadLocal.withInitial(() -> 0);
 
     private final Map<String, Handle> ibvContexts = new HashMap<>();
@@ -412,6 +421,21 @@ public final class FakeLibRpma implements LibRpma, PassiveCmIds, AutoCloseable {
             failures.add(failure);
         }
         return this;
+    }
+
+    /**
+     * Holds the next call of {@code function} inside the fake, outside its lock, until the returned
+     * stall is released; then the call runs as usual. Call it several times to hold several calls.
+     * {@link #close()} releases every stall.
+     */
+    public FakeStall stallNext(String function) {
+        if (!FUNCTIONS.contains(function)) {
+            throw new IllegalArgumentException("Not a librpma function of LibRpma: " + function);
+        }
+        FakeStall stall = new FakeStall(function);
+        this.allStalls.add(stall);
+        this.stalls.computeIfAbsent(function, f -> new ConcurrentLinkedQueue<>()).add(stall);
+        return stall;
     }
 
     /** {@link #failNext(String, int, int)} with errno 0, or {@code EIO} for {@code RPMA_E_PROVIDER}. */
@@ -668,6 +692,9 @@ public final class FakeLibRpma implements LibRpma, PassiveCmIds, AutoCloseable {
     /** Closes every eventfd and frees the native memory the fake handed out. Idempotent. */
     @Override
     public void close() {
+        synchronized (this.allStalls) {
+            this.allStalls.forEach(FakeStall::release);
+        }
         synchronized (this.lock) {
             if (this.closed) {
                 return;
@@ -1625,6 +1652,9 @@ public final class FakeLibRpma implements LibRpma, PassiveCmIds, AutoCloseable {
                         + " (set it O_NONBLOCK)");
             }
             Failure failure = injected(c);
+            if (failure == null) {
+                failure = endpoint.failingEveryLook;
+            }
             if (failure != null) {
                 return failOut(c, failure, reqPtr);
             }
@@ -2073,6 +2103,11 @@ public final class FakeLibRpma implements LibRpma, PassiveCmIds, AutoCloseable {
             }
         }
         try {
+            ConcurrentLinkedQueue<FakeStall> held = this.stalls.get(function);
+            FakeStall stall = (held != null) ? held.poll() : null;
+            if (stall != null) {
+                stall.hold();
+            }
             synchronized (this.lock) {
                 Call call = new Call(function, thread, args);
                 int rc;

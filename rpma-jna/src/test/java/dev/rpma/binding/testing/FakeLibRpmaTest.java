@@ -122,6 +122,26 @@ class FakeLibRpmaTest {
     }
 
     @Test
+    void aStalledCallIsHeldOutsideTheLockUntilReleasedThenRuns() throws Exception {
+        FakeStall stall = this.fake.stallNext("rpma_conn_cfg_new");
+        AtomicReference<Integer> result = new AtomicReference<>();
+        Thread caller = new Thread(() -> result.set(this.fake.rpma_conn_cfg_new(slot(3))), "stalled");
+        caller.start();
+        assertThat(stall.awaitEntered(Duration.ofSeconds(10))).isTrue();
+        assertThat(stall.thread()).isEqualTo("stalled");
+        caller.interrupt();
+        // other calls go on meanwhile, the same function's next one too
+        assertThat(this.fake.rpma_conn_cfg_new(slot(4))).isZero();
+        assertThat(caller.isAlive()).as("held, interrupted or not").isTrue();
+
+        stall.release();
+        caller.join(10_000);
+        assertThat(result.get()).isZero();
+        assertThat(this.fake.liveHandles(FakeLibRpma.Kind.CONN_CFG)).hasSize(2);
+        assertThatThrownBy(() -> this.fake.stallNext("no_such_function")).isInstanceOf(IllegalArgumentException.class);
+    }
+
+    @Test
     void deleteFailureStillFreesAsLibrpmaDoes() {
         assertThat(this.fake.rpma_conn_cfg_new(slot(0))).isZero();
         this.fake.failNext("rpma_conn_cfg_delete", RpmaError.PROVIDER.code(), Errno.EIO);

@@ -264,7 +264,8 @@ public class RpmaProperties {
         private Duration pollInterval = Duration.ofSeconds(1);
 
         /**
-         * Transient errors in a row (provider errors, out of memory) after which the endpoint is given up.
+         * Provider errors of no known cause in a row after which the endpoint is given up. A shortage of memory,
+         * locked memory or file descriptors never counts: the endpoint is degraded and waits for it to pass.
          */
         private int maxConsecutiveErrors = 10;
 
@@ -751,12 +752,27 @@ public class RpmaProperties {
          */
         private Duration gracePeriod = Duration.ofSeconds(20);
 
+        /**
+         * How long stopping waits, once the grace period is over, for what still runs (connection handlers,
+         * sessions being disconnected, event loops) before it leaves it to the process's exit, logs what it left,
+         * and ends. With the grace period, keep it below 'spring.lifecycle.timeout-per-shutdown-phase'.
+         */
+        private Duration timeout = Duration.ofSeconds(10);
+
         public Duration getGracePeriod() {
             return this.gracePeriod;
         }
 
         public void setGracePeriod(Duration gracePeriod) {
             this.gracePeriod = gracePeriod;
+        }
+
+        public Duration getTimeout() {
+            return this.timeout;
+        }
+
+        public void setTimeout(Duration timeout) {
+            this.timeout = timeout;
         }
     }
 

@@ -50,8 +50,13 @@ final class RpmaServerSettingsFactory {
         if (grace == null) {
             throw new InvalidRpmaPropertyException("rpma.server.shutdown.grace-period", null, "must be set");
         }
+        Duration timeout = properties.getShutdown().getTimeout();
+        if (timeout == null || timeout.isNegative() || timeout.isZero()) {
+            throw new InvalidRpmaPropertyException("rpma.server.shutdown.timeout", timeout, "must be positive");
+        }
         int count = (loops.getCount() == 0) ? RpmaEventLoopGroup.defaultSize() : loops.getCount();
-        return new RpmaServerSettings(count, busyPoll, grace, endpoints, regions(properties, regionBeans, endpoints));
+        return new RpmaServerSettings(count, busyPoll, grace, timeout, endpoints,
+                regions(properties, regionBeans, endpoints));
     }
 
     private static List<RpmaEndpointSettings> endpoints(RpmaProperties properties) {

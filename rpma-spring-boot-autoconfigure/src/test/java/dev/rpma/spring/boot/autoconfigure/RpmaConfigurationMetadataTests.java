@@ -43,7 +43,8 @@ class RpmaConfigurationMetadataTests {
                 "rpma.server.connection.shared-completion-channel", "rpma.server.acceptor.queue-capacity",
                 "rpma.server.acceptor.handler-threads", "rpma.server.acceptor.request-deadline",
                 "rpma.server.acceptor.poll-interval", "rpma.server.acceptor.max-consecutive-errors",
-                "rpma.server.shutdown.grace-period", "rpma.server.endpoints", "rpma.server.messages.mode",
+                "rpma.server.shutdown.grace-period", "rpma.server.shutdown.timeout", "rpma.server.endpoints",
+                "rpma.server.messages.mode",
                 "rpma.server.messages.receive-slots", "rpma.server.messages.send-slots",
                 "rpma.server.messages.max-message-size", "rpma.server.messages.dispatch",
                 "rpma.server.messages.dispatch-threads", "rpma.server.messages.send-queue-limit",
@@ -124,6 +125,7 @@ class RpmaConfigurationMetadataTests {
         assertThat(defaultValue("rpma.server.event-loops.count")).isEqualTo(0);
         assertThat(defaultValue("rpma.server.event-loops.busy-poll")).isEqualTo(RpmaServerSettings.DEFAULT_BUSY_POLL);
         assertThat(defaultValue("rpma.server.shutdown.grace-period")).isEqualTo(RpmaServerSettings.DEFAULT_GRACE_PERIOD);
+        assertThat(defaultValue("rpma.server.shutdown.timeout")).isEqualTo(RpmaServerSettings.DEFAULT_SHUTDOWN_TIMEOUT);
         // librpma's own defaults, now set explicitly
         assertThat(defaultValue("rpma.server.connection.rcq-size")).isEqualTo(0);
         assertThat(defaultValue("rpma.server.connection.timeout")).isEqualTo(Duration.ofMillis(1000));

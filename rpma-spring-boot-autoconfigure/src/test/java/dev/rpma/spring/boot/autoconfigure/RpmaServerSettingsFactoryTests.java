@@ -62,6 +62,7 @@ class RpmaServerSettingsFactoryTests {
             RpmaProperties properties = context.getBean(RpmaProperties.class);
             RpmaServerSettings server = RpmaServerSettingsFactory.create(properties, List.of());
             assertThat(server.gracePeriod()).isEqualTo(Duration.ofSeconds(20));
+            assertThat(server.shutdownTimeout()).isEqualTo(Duration.ofSeconds(10));
             assertThat(server.busyPoll()).isEqualTo(Duration.ofNanos(50_000));
             assertThat(server.eventLoops()).isEqualTo(RpmaEventLoopGroup.defaultSize());
             assertThat(server.regions()).isEmpty();
@@ -185,6 +186,8 @@ class RpmaServerSettingsFactoryTests {
             rpma.server.acceptor.request-deadline            | 0s    | rpma.server.acceptor.request-deadline     | must be positive
             rpma.server.acceptor.poll-interval               | -5ms  | rpma.server.acceptor.poll-interval        | must be positive
             rpma.server.acceptor.max-consecutive-errors      | 0     | rpma.server.acceptor.max-consecutive-errors | at least 1
+            rpma.server.shutdown.timeout                     | 0s    | rpma.server.shutdown.timeout              | must be positive
+            rpma.server.shutdown.timeout                     | -1s   | rpma.server.shutdown.timeout              | must be positive
             rpma.server.acceptor.handler-spin-looks          | -1    | rpma.server.acceptor.handler-spin-looks   | at least 0 (0 parks an idle handler thread at once)
             rpma.server.address                              | 127.0.0.1 | rpma.server.address                   | loopback
             rpma.server.address                              | 0.0.0.0   | rpma.server.address                   | wildcard

@@ -117,7 +117,7 @@ public class RpmaActuatorEndpoint {
         for (RpmaEndpointStatistics.BadMessage kind : RpmaEndpointStatistics.BadMessage.values()) {
             bad.put(kind.tag(), statistics.badMessages(kind));
         }
-        Throwable failure = endpoint.failure();
+        Throwable failure = (endpoint.failure() != null) ? endpoint.failure() : endpoint.degradedBy();
         return new EndpointDescriptor(endpoint.name(), endpoint.settings().address(), endpoint.settings().port(),
                 endpoint.state(), (failure != null) ? failure.getMessage() : null,
                 new QueueDescriptor(size, capacity, Math.max(0, capacity - size)),
@@ -146,7 +146,8 @@ public class RpmaActuatorEndpoint {
      * @param address the address it listens on
      * @param port the port it listens on
      * @param state its state
-     * @param failure what stopped it, when {@link RpmaEndpointState#FAILED}; else absent
+     * @param failure what stopped it, when {@link RpmaEndpointState#FAILED}; the error it backs off from,
+     *     when {@link RpmaEndpointState#DEGRADED}; else absent
      * @param queue the queue of requests waiting for a handler thread
      * @param sessions the sessions: how many are open, how the others ended, the open ones
      * @param messages the sessions' messages; absent for an endpoint without message handlers

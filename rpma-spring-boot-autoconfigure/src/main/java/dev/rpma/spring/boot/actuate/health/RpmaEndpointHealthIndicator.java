@@ -9,10 +9,11 @@ import dev.rpma.server.RpmaServedEndpoint;
 import dev.rpma.server.RpmaServer;
 
 /**
- * Health of one RDMA endpoint: {@code UP} while it listens and its acceptor runs (also while paused),
- * {@code DOWN} with the cause once the endpoint or its acceptor failed, {@code OUT_OF_SERVICE} before it
- * listens and starts accepting and from the moment it is stopping. Details: address, port, state,
- * request queue depth and capacity, active sessions.
+ * Health of one RDMA endpoint: {@code UP} while it takes requests; {@code OUT_OF_SERVICE} while paused
+ * (it turns every client away), before it listens and starts accepting, and from the moment it is
+ * stopping; {@code DOWN} with the cause once the endpoint or its acceptor failed, and while it is
+ * degraded (short of resources for new connections: it takes none, and is {@code UP} again once it
+ * does). Details: address, port, state, request queue depth and capacity, active sessions.
  */
 public class RpmaEndpointHealthIndicator implements HealthIndicator {
 
@@ -40,6 +41,8 @@ public class RpmaEndpointHealthIndicator implements HealthIndicator {
             // it listens but turns every client away: readiness probes must send traffic elsewhere
             case PAUSED -> Health.outOfService();
             case FAILED -> (endpoint.failure() != null) ? Health.down(endpoint.failure()) : Health.down();
+            // it takes no new clients until the shortage passes: probes must send them elsewhere meanwhile
+            case DEGRADED -> (endpoint.degradedBy() != null) ? Health.down(endpoint.degradedBy()) : Health.down();
             case CREATED, STOPPING, STOPPED -> Health.outOfService();
         };
         return builder.withDetail("address", this.settings.address())

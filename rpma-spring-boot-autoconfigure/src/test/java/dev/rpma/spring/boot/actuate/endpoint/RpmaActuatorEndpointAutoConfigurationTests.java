@@ -31,6 +31,8 @@ import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.context.ApplicationContext;
 
+import dev.rpma.binding.Errno;
+import dev.rpma.binding.RpmaError;
 import dev.rpma.binding.testing.FakeEndpoint;
 import dev.rpma.binding.testing.FakeLibRpma;
 import dev.rpma.spring.boot.actuate.Await;
@@ -163,13 +165,32 @@ class RpmaActuatorEndpointAutoConfigurationTests {
     void failedEndpointShowsWhatStoppedIt() {
         this.exposed.run((context) -> {
             RpmaServer server = context.getBean(RpmaServer.class);
-            this.fake.endpointAt(ADDRESS, PORT).queueProviderError(dev.rpma.binding.Errno.EBADF);
+            this.fake.endpointAt(ADDRESS, PORT).queueProviderError(Errno.EBADF);
             Await.until("the endpoint to fail", () -> server.endpoint("default").state() == RpmaEndpointState.FAILED);
             EndpointDescriptor described = context.getBean(RpmaActuatorEndpoint.class).endpoint("default");
             assertThat(described.state()).isEqualTo(RpmaEndpointState.FAILED);
             assertThat(described.failure()).contains("RPMA_E_PROVIDER", "errno 9 (EBADF)");
             assertThat(described.lastErrors()).singleElement()
                 .satisfies((error) -> assertThat(error.message()).isEqualTo("Provider error occurred (errno 9)"));
+        });
+    }
+
+    @Test
+    void degradedEndpointShowsWhatItBacksOffFromUntilItTakesRequestsAgain() {
+        this.exposed.run((context) -> {
+            RpmaServer server = context.getBean(RpmaServer.class);
+            FakeEndpoint endpoint = this.fake.endpointAt(ADDRESS, PORT);
+            endpoint.failEveryLook(RpmaError.PROVIDER.code(), Errno.EMFILE);
+            endpoint.queueNoEvent();
+            Await.until("the endpoint degraded", () -> server.endpoint("default").state() == RpmaEndpointState.DEGRADED);
+            EndpointDescriptor described = context.getBean(RpmaActuatorEndpoint.class).endpoint("default");
+            assertThat(described.state()).isEqualTo(RpmaEndpointState.DEGRADED);
+            assertThat(described.failure()).contains("RPMA_E_PROVIDER", "EMFILE");
+
+            endpoint.stopFailing();
+            Await.until("the endpoint running", () -> server.endpoint("default").state() == RpmaEndpointState.RUNNING);
+            described = context.getBean(RpmaActuatorEndpoint.class).endpoint("default");
+            assertThat(described.failure()).isNull();
         });
     }
 

@@ -22,6 +22,7 @@ import org.springframework.boot.health.contributor.Status;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 
 import dev.rpma.binding.Errno;
+import dev.rpma.binding.RpmaError;
 import dev.rpma.binding.Rpma;
 import dev.rpma.binding.RpmaConnectionConfig;
 import dev.rpma.binding.testing.FakeLibRpma;
@@ -46,7 +47,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * The {@code rpma} health contributor through actuator's health endpoint: UP while accepting, DOWN
- * with the cause after a fatal error, OUT_OF_SERVICE before the start and from the stop on.
+ * with the cause after a fatal error and while degraded, OUT_OF_SERVICE before the start and from
+ * the stop on.
  */
 class RpmaHealthContributorAutoConfigurationTests {
 
@@ -113,6 +115,27 @@ class RpmaHealthContributorAutoConfigurationTests {
                 assertThat(health.healthForPath("rpma").getStatus()).isEqualTo(Status.DOWN);
                 assertThat(health.health().getStatus()).isEqualTo(Status.DOWN);
             });
+    }
+
+    @Test
+    void downWithTheCauseWhileDegradedAndUpOnceItTakesRequestsAgain() {
+        this.runner.run((context) -> {
+            HealthEndpoint health = context.getBean(HealthEndpoint.class);
+            RpmaServedEndpoint endpoint = context.getBean(RpmaServer.class).endpoint("default");
+            // the file descriptor limit is reached: no request's queues can be made until some are freed
+            this.fake.endpointAt(ADDRESS, PORT).failEveryLook(RpmaError.PROVIDER.code(), Errno.EMFILE).queueNoEvent();
+            Await.until("the endpoint degraded", () -> endpoint.state() == RpmaEndpointState.DEGRADED);
+
+            assertThat(status(health, "default")).isEqualTo(Status.DOWN);
+            assertThat(details(health, "default")).containsEntry("state", "DEGRADED")
+                .hasEntrySatisfying("error", (error) -> assertThat((String) error).contains(
+                        "rpma_ep_next_conn_req() failed with RPMA_E_PROVIDER", "EMFILE"));
+
+            this.fake.endpointAt(ADDRESS, PORT).stopFailing();
+            Await.until("the endpoint running", () -> endpoint.state() == RpmaEndpointState.RUNNING);
+            assertThat(status(health, "default")).isEqualTo(Status.UP);
+            assertThat(details(health, "default")).containsEntry("state", "RUNNING").doesNotContainKey("error");
+        });
     }
 
     @Test
