@@ -418,8 +418,8 @@ class AcceptorTest {
         for (int i = 0; i < 50; i++) {
             requests.add(this.harness.endpoint.queueRequest(new byte[] { (byte) (1 + i % 3) }));
         }
-        requests.add(this.harness.endpoint.queueRequest(new byte[] { 0 }).failConnect(RpmaError.PROVIDER.code(),
-                Errno.ECONNRESET));
+        requests.add(this.harness.endpoint.queueRequest(new byte[] { 0 },
+                (request) -> request.failConnect(RpmaError.PROVIDER.code(), Errno.ECONNRESET)));
         this.harness.await("every request consumed",
                 () -> requests.stream().allMatch((r) -> r.state() == FakeRequest.State.DELETED
                         || r.state() == FakeRequest.State.CONNECT_FAILED));
@@ -517,8 +517,9 @@ class AcceptorTest {
     @Test
     void aFailedConnectIsCountedAndConsumesTheRequest() {
         this.harness.start(RpmaIncomingRequest::connect);
-        FakeRequest request = this.harness.endpoint.queueRequest(HELLO_SERVER)
-            .failConnect(RpmaError.PROVIDER.code(), Errno.ECONNRESET);
+        // scripted before it is queued: the acceptor may take and connect it at once
+        FakeRequest request = this.harness.endpoint.queueRequest(HELLO_SERVER,
+                (scripted) -> scripted.failConnect(RpmaError.PROVIDER.code(), Errno.ECONNRESET));
         this.harness.await("the failed connect", () -> request.state() == FakeRequest.State.CONNECT_FAILED);
         this.harness.await("the failure counted", () -> this.harness.statistics().failedToConnect() == 1);
 
@@ -547,7 +548,8 @@ class AcceptorTest {
         // under soft-RoCE a short-lived connection can reach CLOSED on the passive side without ESTABLISHED
         this.harness.fake.establishOnConnect(false);
         this.harness.start(RpmaIncomingRequest::connect);
-        FakeRequest request = this.harness.endpoint.queueRequest(HELLO_SERVER).thenEvents(RpmaConnectionEvent.CLOSED);
+        FakeRequest request = this.harness.endpoint.queueRequest(HELLO_SERVER,
+                (scripted) -> scripted.thenEvents(RpmaConnectionEvent.CLOSED));
         this.harness.await("the delete", () -> request.connection() != null && request.connection().isDeleted());
         this.harness.await("the end heard", () -> this.harness.events.size() == 1);
         assertThat(this.harness.events).containsExactly("CLOSED");
@@ -556,7 +558,8 @@ class AcceptorTest {
     @Test
     void aLostConnectionIsCleanedUp() {
         this.harness.start(RpmaIncomingRequest::connect);
-        FakeRequest request = this.harness.endpoint.queueRequest(HELLO_SERVER).thenEvents(RpmaConnectionEvent.LOST);
+        FakeRequest request = this.harness.endpoint.queueRequest(HELLO_SERVER,
+                (scripted) -> scripted.thenEvents(RpmaConnectionEvent.LOST));
         this.harness.await("the delete", () -> request.connection() != null && request.connection().isDeleted());
         this.harness.await("the end heard", () -> this.harness.events.size() == 2);
 

@@ -127,10 +127,12 @@ class ServerFaultPropertiesTest {
                     if (step.behaviour() == Behaviour.CONNECT_BLOCKS_IN_NATIVE_CALL) {
                         this.blockedConnects.add(this.harness.fake.stallNext("rpma_conn_req_connect"));
                     }
-                    FakeRequest request = endpoint.queueRequest(key.getBytes());
-                    if (step.behaviour() == Behaviour.CONNECT_FAILS) {
-                        request.failConnect(RpmaError.PROVIDER.code(), Errno.ECONNRESET);
-                    }
+                    // scripted before it is queued: the acceptor may take and connect it at once
+                    endpoint.queueRequest(key.getBytes(), (request) -> {
+                        if (step.behaviour() == Behaviour.CONNECT_FAILS) {
+                            request.failConnect(RpmaError.PROVIDER.code(), Errno.ECONNRESET);
+                        }
+                    });
                 }
                 case NO_EVENT -> endpoint.queueNoEvent();
                 case EAGAIN -> endpoint.queueProviderError(Errno.EAGAIN);

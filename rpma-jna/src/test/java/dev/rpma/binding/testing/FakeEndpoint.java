@@ -121,9 +121,24 @@ public final class FakeEndpoint extends FakeObject {
         return this;
     }
 
-    /** Queues a connection request carrying {@code privateData} (at most 255 bytes; empty for none). */
+    /**
+     * Queues a connection request carrying {@code privateData} (at most 255 bytes; empty for none). An
+     * acceptor may take it at once: script what it does with {@link #queueRequest(byte[], java.util.function.Consumer)}.
+     */
     public FakeRequest queueRequest(byte[] privateData) {
         FakeRequest request = newRequest(privateData);
+        queue(request);
+        return request;
+    }
+
+    /**
+     * Queues a connection request carrying {@code privateData}, scripted by {@code script} (e.g.
+     * {@code request -> request.failConnect(...)}) before it is queued: scripting it after
+     * {@link #queueRequest(byte[])} races with an acceptor that takes and connects it at once.
+     */
+    public FakeRequest queueRequest(byte[] privateData, java.util.function.Consumer<FakeRequest> script) {
+        FakeRequest request = newRequest(privateData);
+        script.accept(request);
         queue(request);
         return request;
     }
