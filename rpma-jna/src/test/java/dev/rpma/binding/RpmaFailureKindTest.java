@@ -38,7 +38,7 @@ class RpmaFailureKindTest {
             rpma_mr_reg                | PROVIDER        | 12  | MEMORY_LOCK_LIMIT
             rpma_mr_reg                | NOMEM           | 0   | OUT_OF_MEMORY
             rpma_mr_reg                | PROVIDER        | 5   | PROVIDER
-            rpma_srq_new               | PROVIDER        | 12  | PROVIDER
+            rpma_srq_new               | PROVIDER        | 12  | RESOURCES_EXHAUSTED
             rpma_ep_next_conn_req      | INVAL           | 0   | INVALID
             rpma_ep_next_conn_req      | UNKNOWN         | 0   | OTHER
             rpma_ep_next_conn_req      | NOSUPP          | 0   | OTHER
