@@ -20,7 +20,7 @@ cd "$(dirname "$(realpath "$0")")/../.."
 ROOT=$PWD
 BUILD=1
 MODE=auto
-TIMEOUT=1080
+TIMEOUT=1500
 SELECT=()
 while [ $# -gt 0 ]; do
   case "$1" in

@@ -396,13 +396,13 @@ abstract class SampleAppEndToEndTests {
      * A client that connects again and again with a greeting the hello handler rejects: librpma 1.2/1.3
      * leave each rejected request's kernel CM id alive until the endpoint closes, which the binding
      * makes up for. The CM ids are back at their count once the flood ends, and ping-pong clients
-     * admitted meanwhile, one after the other, are served throughout. {@code -Drpma.e2e.rejects=N} sets how many (default 2,000
+     * admitted meanwhile, one after the other, are served throughout. {@code -Drpma.e2e.rejects=N} sets how many (default 1,000
      * per topology; the figure is in measurements.txt).
      */
     @Test
     @Order(9)
     void aFloodOfRejectedRequestsLeavesNoKernelCmIdBehindWhileAnAdmittedClientIsServed() throws Exception {
-        int rejects = Integer.getInteger("rpma.e2e.rejects", 2000);
+        int rejects = Integer.getInteger("rpma.e2e.rejects", 1000);
         AppNumbers before = AppNumbers.read(this.app);
         RdmaResources resourcesBefore = RdmaResources.snapshot();
         Expected expected = new Expected();
