@@ -50,11 +50,11 @@ MIRROR=${MIRROR:-http://deb.debian.org/debian}
 
 now() { date +%s.%N; }
 since() { awk "BEGIN{printf \"%.1f\", $(now)-$1}"; }
-report() { # image start
+report() { # image start [nosave]
   local size
   size=$($DOCKER image inspect -f '{{.Size}}' "$1")
   echo "build-images: $1: $(awk "BEGIN{printf \"%.1f\", $size/1e6}") MB, built in $(since "$2") s" >&2
-  if [ -n "$SAVE" ]; then
+  if [ -n "$SAVE" ] && [ -z "${3:-}" ]; then
     mkdir -p "$SAVE"
     local t; t=$(now)
     $DOCKER save -o "$SAVE/${1#rpma/}.tar" "$1"
@@ -92,7 +92,8 @@ SLIM
   if ! $DOCKER image inspect "$BASE" >/dev/null 2>&1; then
     $DOCKER import "$tar" "$BASE" >/dev/null
   fi
-  report "$BASE" "$t"
+  # not saved: the app's image carries its layers
+  report "$BASE" "$t" nosave
 }
 
 # ------------------------------------------------------------------ FROM scratch: files and their libraries

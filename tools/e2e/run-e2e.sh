@@ -57,6 +57,7 @@ if [ $BUILD = 1 ]; then
   # ---- containers (run-e2e.sh --containers): the images, saved for the VM's daemon
   if [ "$CONTAINERS" = 1 ]; then
     bash tools/container/ensure-dockerd.sh
+    rm -rf "$ROOT/sample-app/target/images"
     bash tools/container/build-images.sh --no-build --save "$ROOT/sample-app/target/images"
   fi
   # ---- end containers
