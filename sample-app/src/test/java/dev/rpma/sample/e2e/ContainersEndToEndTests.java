@@ -101,7 +101,8 @@ class ContainersEndToEndTests {
         record("app on the machine started in " + seconds(start));
         start = System.nanoTime();
         int port = freePort();
-        String config = "global:\n  scrape_interval: 1s\n  evaluation_interval: 1s\nscrape_configs:\n"
+        // the app answers a scrape slowly under emulation: a timeout as long as the interval
+        String config = "global:\n  scrape_interval: 2s\n  scrape_timeout: 2s\n  evaluation_interval: 2s\nscrape_configs:\n"
                 + "  - job_name: sample-app\n    metrics_path: /actuator/prometheus\n    static_configs:\n"
                 + "      - targets: ['127.0.0.1:" + this.app.httpPort() + "']\n";
         this.prometheus = new GenericContainer<>(PROMETHEUS).withNetworkMode("host")
@@ -112,7 +113,9 @@ class ContainersEndToEndTests {
                 .withStartupTimeout(Duration.ofMinutes(3)));
         this.prometheus.start();
         this.prometheusApi = new PrometheusApi(port);
-        record("Prometheus container started in " + seconds(start));
+        // every counter's first sample is 0 when no client has come yet: the rates then count every request
+        awaitSeries("rpma_requests_total{endpoint=\"default\"}");
+        record("Prometheus container started and scraped the app in " + seconds(start));
     }
 
     @AfterAll
@@ -178,7 +181,8 @@ class ContainersEndToEndTests {
             assertThat(System.nanoTime() - deadline).as("Prometheus scraped %s requests", total).isNegative();
             Thread.sleep(500);
         }
-        // [30m]: a range that holds every sample, so that a ratio of rates is the ratio of the counts
+        // [30m]: a range that holds every sample, all of the same scrapes and starting at 0, so that a
+        // ratio of rates is the ratio of the counts
         Map<String, PrometheusApi.Series> share = this.prometheusApi
             .query(ObservabilityQueries.NOT_ACCEPTED.replace("[5m]", "[30m]"));
         record("share of requests not accepted, Prometheus: " + share);
