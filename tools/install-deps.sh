@@ -5,6 +5,10 @@
 # rpma-jna's JNI data path (compiled by the build against the JDK's jni.h).
 set -euo pipefail
 packages=(librpma0 librpma-dev libibverbs-dev gcc maven openjdk-17-jdk-headless)
+# ---- containers: the container end-to-end tests (RPMA_E2E_CONTAINERS=1, docs/containers.md) build
+# their images with docker and debootstrap
+if [ "${RPMA_E2E_CONTAINERS:-0}" = 1 ]; then packages+=(docker.io debootstrap); fi
+# ---- end containers
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

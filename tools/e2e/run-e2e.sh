@@ -4,12 +4,17 @@
 # dev.rpma.sample.e2e (tag "rdma") with plain `java` inside ONE boot of the soft-RoCE VM
 # (tools/rxe-vm), or directly when this machine has an RDMA device.
 #
-#   tools/e2e/run-e2e.sh [--no-build] [--mode vm|direct|auto] [-t SEC] [--select-class CLASS]...
+#   tools/e2e/run-e2e.sh [--no-build] [--containers] [--mode vm|direct|auto] [-t SEC] [--select-class CLASS]...
 #
 # Both topologies run: server and client on one address (rxe0, 198.18.0.1) and server on
 # 198.18.3.2 reached over the veth pair from 198.18.3.1. In direct mode set RPMA_TEST_SAME_IP
 # (and optionally RPMA_TEST_SERVER_IP) to addresses of this machine's RDMA interfaces; by default
 # both are the IPv4 address of the first netdev an RDMA device sits on.
+#
+# --containers (or RPMA_E2E_CONTAINERS=1) adds, in the same VM boot, the tests of tag "containers":
+# the images of tools/container/build-images.sh are built on this machine (docker.io, debootstrap;
+# a dockerd is started here if none runs), saved, and loaded into a docker daemon started in the VM
+# (tools/e2e/in-vm-docker.sh; the VM gets 6 GiB); docs/containers.md.
 #
 # Output: JUnit XML, the console output, the app's and clients' logs and measurements.txt in
 # sample-app/target/e2e-reports/. Exit code: 0 all passed, non-zero otherwise (the console
@@ -22,9 +27,11 @@ BUILD=1
 MODE=auto
 TIMEOUT=1500
 SELECT=()
+CONTAINERS=${RPMA_E2E_CONTAINERS:-0}
 while [ $# -gt 0 ]; do
   case "$1" in
     --no-build) BUILD=0; shift;;
+    --containers) CONTAINERS=1; shift;;
     --mode) MODE=$2; shift 2;;
     -t) TIMEOUT=$2; shift 2;;
     --select-class) SELECT+=(--select-class "$2"); shift 2;;
@@ -47,6 +54,13 @@ if [ $BUILD = 1 ]; then
     -Dmdep.outputFile=target/e2e-classpath.txt -Dmdep.includeScope=test >&2
   # the C clients that behave as librpma's example clients (and the load and bad-message tools)
   bash tools/e2e/build-c-clients.sh >/dev/null
+  # ---- containers (run-e2e.sh --containers): the images, saved for the VM's daemon
+  if [ "$CONTAINERS" = 1 ]; then
+    bash tools/container/ensure-dockerd.sh
+    rm -rf "$ROOT/sample-app/target/images"
+    bash tools/container/build-images.sh --no-build --save "$ROOT/sample-app/target/images"
+  fi
+  # ---- end containers
 fi
 C_CLIENTS=$ROOT/sample-app/target/c-clients
 [ -x "$C_CLIENTS/pingpong_client" ] || { echo "run-e2e: no C clients in $C_CLIENTS: run without --no-build" >&2; exit 125; }
@@ -69,12 +83,26 @@ else
   echo "run-e2e: mode vm (no RDMA device here): soft-RoCE VM, rxe0 198.18.0.1 and veth 198.18.3.1 -> 198.18.3.2" >&2
 fi
 
+# ---- containers (run-e2e.sh --containers): a docker daemon in the same VM boot, and its tests
+EXTRA=()
+JVM_EXTRA=()
+if [ "$CONTAINERS" = 1 ]; then
+  [ -f "$ROOT/sample-app/target/images/sample-app.tar" ] || { echo "run-e2e: no saved images: run without --no-build" >&2; exit 125; }
+  EXTRA=(--include-tag containers)
+  [ "$MODE" = vm ] && EXTRA+=(-m 6144 --wrapper "$ROOT/tools/e2e/in-vm-docker.sh" --wrapper "$ROOT/sample-app/target/images"
+                              --wrapper "$REPORTS" --wrapper --)
+  # Testcontainers writes ~/.testcontainers.properties: not into the user's home
+  JVM_EXTRA=(-Duser.home="$ROOT/sample-app/target/e2e-home")
+  mkdir -p "$ROOT/sample-app/target/e2e-home"
+  TIMEOUT=$((TIMEOUT + 900))
+fi
+# ---- end containers
 set +e
 tools/rxe-vm/run-java-tests.sh --mode "$MODE" -t "$TIMEOUT" \
   --classpath-file "$CLASSPATH_FILE" \
   --class-path "$ROOT/sample-app/target/test-classes" --class-path "$ROOT/sample-app/target/classes" \
-  --reports-dir "$REPORTS" "${SELECT[@]}" --include-tag rdma \
-  -- -Dsample.jar="$JAR" -Dsample.logs="$REPORTS" -Dsample.c-clients="$C_CLIENTS" \
+  --reports-dir "$REPORTS" "${SELECT[@]}" --include-tag rdma "${EXTRA[@]}" \
+  -- -Dsample.jar="$JAR" -Dsample.logs="$REPORTS" -Dsample.c-clients="$C_CLIENTS" "${JVM_EXTRA[@]}" \
      "-Dsample.jvm-options=-XX:TieredStopAtLevel=1 -XX:+UseSerialGC"
 rc=$?
 set -e

@@ -7,7 +7,7 @@
 #                     [--select-package PKG | --select-class CLASS | --select-method M
 #                      | --scan-classpath]...
 #                     [--class-path ENTRY]... [--include-tag T]... [--exclude-tag T]...
-#                     [--launcher-arg ARG]... [--junit-version V]
+#                     [--launcher-arg ARG]... [--junit-version V] [--wrapper WORD]...
 #                     [--mode vm|direct|auto] [-t SEC] [-m MiB] [-c N] [-w DIR]... [-k] [-v]
 #                     [-- JVM-OPTION...]
 #
@@ -24,6 +24,8 @@
 #                          machine (it must have an RDMA device; RPMA_TEST_* come from the
 #                          caller's environment); auto: direct if has-rdma-device.sh says so
 #   -t/-m/-c/-w/-k/-v      passed to rxe-vm.sh (default -t 1200)
+#   --wrapper WORD         put WORD before the java command (repeatable, in order): a program
+#                          that prepares the VM and then execs its arguments
 #   -- JVM-OPTION...       extra JVM options (before -jar), e.g. -Djna.debug_load=true
 #
 # Inside the VM the tests see RPMA_TEST_SAME_IP=198.18.0.1, RPMA_TEST_SERVER_IP=198.18.3.2,
@@ -48,6 +50,7 @@ LAUNCHER_ARGS=()
 VM_ARGS=()
 TIMEOUT=1200
 JVM_OPTS=()
+WRAPPER=()
 while [ $# -gt 0 ]; do
   case "$1" in
     --classpath-file) CP_FILE=$2; shift 2;;
@@ -58,6 +61,7 @@ while [ $# -gt 0 ]; do
     --scan-classpath) SELECT+=("$1"); shift;;
     --launcher-arg) LAUNCHER_ARGS+=("$2"); shift 2;;
     --junit-version) JUNIT_VERSION=$2; shift 2;;
+    --wrapper) WRAPPER+=("$2"); shift 2;;
     --mode) MODE=$2; shift 2;;
     -t) TIMEOUT=$2; shift 2;;
     -m|-c|-w) VM_ARGS+=("$1" "$2"); shift 2;;
@@ -113,7 +117,7 @@ COLORS=()
 [ -t 1 ] || COLORS=(--disable-ansi-colors)   # plain text in CI logs and console.txt
 # C1 only and the serial GC: the JVM is ~10x slower under software emulation and
 # C2 compile threads would compete with the test for the 2 vCPUs
-CMD=("$JAVA" -XX:+UseSerialGC -XX:TieredStopAtLevel=1 "${JVM_OPTS[@]}"
+CMD=("${WRAPPER[@]}" "$JAVA" -XX:+UseSerialGC -XX:TieredStopAtLevel=1 "${JVM_OPTS[@]}"
      -jar "$CONSOLE_JAR" execute --disable-banner --details=tree --fail-if-no-tests "${COLORS[@]}"
      --class-path "$CLASSPATH_ARG" "${SELECT[@]}" "${LAUNCHER_ARGS[@]}" --reports-dir "$REPORTS")
 

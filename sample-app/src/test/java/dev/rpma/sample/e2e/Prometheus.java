@@ -4,6 +4,8 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.SortedMap;
+import java.util.TreeMap;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -60,6 +62,27 @@ final class Prometheus {
                     + " in the scrape; its " + name + " lines:\n" + lines(name));
         }
         return found.get(0).value;
+    }
+
+    /** The sum of the samples named {@code name} whose labels include {@code labels}; 0 when none. */
+    double sum(String name, String... labels) {
+        return this.samples.stream()
+            .filter((sample) -> sample.name.equals(name) && matches(sample.labels, labels))
+            .mapToDouble(Sample::value)
+            .sum();
+    }
+
+    /** The {@code le} bounds and counts of the histogram buckets named {@code name} with {@code labels}, by bound. */
+    SortedMap<Double, Double> buckets(String name, String... labels) {
+        SortedMap<Double, Double> buckets = new TreeMap<>();
+        for (Sample sample : this.samples) {
+            if (sample.name.equals(name) && matches(sample.labels, labels)) {
+                String le = sample.labels.get("le");
+                double bound = "+Inf".equals(le) ? Double.POSITIVE_INFINITY : Double.parseDouble(le);
+                buckets.merge(bound, sample.value, Double::sum);
+            }
+        }
+        return buckets;
     }
 
     long count(String name, String... labels) {

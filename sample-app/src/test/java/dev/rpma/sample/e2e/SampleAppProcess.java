@@ -110,6 +110,23 @@ final class SampleAppProcess implements AutoCloseable {
         return new Prometheus(response.body());
     }
 
+    /** {@code POST path} with a JSON body; fails on a status other than 200. */
+    String post(String path, String json) throws IOException, InterruptedException {
+        HttpRequest request = HttpRequest.newBuilder(uri(path)).timeout(Duration.ofSeconds(30))
+            .header("Content-Type", "application/json")
+            .POST(HttpRequest.BodyPublishers.ofString(json)).build();
+        HttpResponse<String> response = this.http.send(request, HttpResponse.BodyHandlers.ofString());
+        if (response.statusCode() != 200) {
+            throw new AssertionError("POST " + path + " answered " + response.statusCode() + ": " + response.body());
+        }
+        return response.body();
+    }
+
+    /** The HTTP port of {@code /actuator}, on 127.0.0.1. */
+    int httpPort() {
+        return this.httpPort;
+    }
+
     /** {@code POST /actuator/shutdown}: Spring closes the context, the JVM exits on its own. */
     void requestShutdown() throws IOException, InterruptedException {
         HttpRequest request = HttpRequest.newBuilder(uri("/actuator/shutdown")).timeout(Duration.ofSeconds(30))
