@@ -6,9 +6,11 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Supplier;
+import java.util.stream.Collectors;
 
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -27,6 +29,11 @@ import dev.rpma.binding.testing.SchedulingPolicies;
 class HandlerPoolTest {
 
     private static final String HANDLER_THREAD = "rpma-default-handler-";
+
+    /** Handler threads another test left running (a stop may leave a stuck one to the process's exit): not ours. */
+    private final Set<Thread> others = Thread.getAllStackTraces().keySet().stream()
+        .filter((thread) -> thread.getName().startsWith(HANDLER_THREAD))
+        .collect(Collectors.toSet());
 
     private final ServerHarness harness = new ServerHarness();
 
@@ -112,7 +119,9 @@ class HandlerPoolTest {
 
     private boolean allParked(int expected) {
         List<Thread> threads = Thread.getAllStackTraces().keySet().stream()
-            .filter((thread) -> thread.getName().startsWith(HANDLER_THREAD)).filter(Thread::isAlive).toList();
+            .filter((thread) -> thread.getName().startsWith(HANDLER_THREAD) && !this.others.contains(thread))
+            .filter(Thread::isAlive)
+            .toList();
         return threads.size() == expected && threads.stream().allMatch((thread) -> thread.getState() == Thread.State.WAITING
                 || thread.getState() == Thread.State.TIMED_WAITING);
     }

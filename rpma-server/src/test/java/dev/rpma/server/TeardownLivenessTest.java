@@ -154,6 +154,12 @@ class TeardownLivenessTest {
         assertThat(this.harness.endpoint.isShutDown()).as("left to the process's exit").isFalse();
         assertThat(this.harness.fake.liveHandles(FakeLibRpma.Kind.PEER)).as("held by the endpoint").hasSize(1);
         this.harness.fake.assertNoViolations();
+        // what the stop left behind ends now, so no thread of this test outlives it (HandlerPoolTest counts them)
+        stall.release();
+        this.harness.await("the left-behind handler threads end", () -> Thread.getAllStackTraces()
+            .keySet()
+            .stream()
+            .noneMatch((thread) -> thread.getName().startsWith("rpma-default-handler-")));
     }
 
     @Test
