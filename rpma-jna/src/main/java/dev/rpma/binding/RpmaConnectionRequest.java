@@ -3,6 +3,8 @@ package dev.rpma.binding;
 import java.util.Arrays;
 
 import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 import dev.rpma.binding.internal.NativeMemory;
 
@@ -18,6 +20,8 @@ import dev.rpma.binding.internal.NativeMemory;
  * creating thread for a client's request).
  */
 public final class RpmaConnectionRequest extends NativeHandle implements AutoCloseable {
+
+    private static final Logger logger = LoggerFactory.getLogger(RpmaConnectionRequest.class);
 
     /** librpma's limit: the length is a {@code uint8_t}. */
     public static final int MAX_PRIVATE_DATA = 255;
@@ -212,8 +216,7 @@ public final class RpmaConnectionRequest extends NativeHandle implements AutoClo
 
     private static void reportLeftBehind(int errno, String what) {
         if (errno != 0) {
-            org.slf4j.LoggerFactory.getLogger(RpmaConnectionRequest.class)
-                .warn("rdma_destroy_id of {} failed with errno {}: its kernel CM id stays until the endpoint closes", what,
+            logger.warn("rdma_destroy_id of {} failed with errno {}: its kernel CM id stays until the endpoint closes", what,
                         errno);
         }
     }

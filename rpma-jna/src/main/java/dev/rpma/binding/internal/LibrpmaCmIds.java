@@ -1,6 +1,5 @@
 package dev.rpma.binding.internal;
 
-import java.nio.ByteBuffer;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 import com.sun.jna.Native;
@@ -78,17 +77,18 @@ public final class LibrpmaCmIds implements PassiveCmIds {
         if (request == 0 || (request & 7) != 0) {
             return 0;
         }
-        ByteBuffer req = NativeMemory.view(request, REQ_SIZE);
+        // plain reads, on the acceptor thread for every request: no direct buffer wrapped around them
+        Pointer req = new Pointer(request);
         if (req.getInt(REQ_IS_PASSIVE) != 1 || req.getLong(REQ_PEER) != peer
                 || req.getLong(REQ_DATA_PTR) != privateData
-                || Byte.toUnsignedInt(req.get(REQ_DATA_LEN)) != privateDataLength) {
+                || Byte.toUnsignedInt(req.getByte(REQ_DATA_LEN)) != privateDataLength) {
             return 0;
         }
         long id = req.getLong(REQ_ID);
         if (id == 0 || (id & 7) != 0) {
             return 0;
         }
-        ByteBuffer cmId = NativeMemory.view(id, ID_QP + Long.BYTES);
+        Pointer cmId = new Pointer(id);
         if (cmId.getLong(ID_VERBS) != ibvContext || cmId.getLong(ID_QP) == 0) {
             return 0;
         }
