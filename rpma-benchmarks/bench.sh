@@ -24,7 +24,7 @@ COMMAND=${1:-}
 
 build() {
   if [ "${BENCH_NO_BUILD:-0}" != 1 ] || [ ! -s "$JAR" ]; then
-    # -am: rpma-jna's test-jar (the scripted fake) and the starter come from this checkout
+    # -am: rpma-jna-testing (the scripted fake) and the starter come from this checkout
     (cd "$ROOT" && mvn -B -q -pl rpma-benchmarks -am package -DskipTests)
   fi
 }

@@ -17,7 +17,7 @@ set -euo pipefail
 HERE=$(dirname "$(realpath "$0")")
 ROOT=$(realpath "$HERE/../..")
 if [ "${SKIP_BUILD:-0}" != 1 ]; then
-  # tests are compiled (rpma-server needs the test-jar of rpma-jna) but not run: the comparison needs the jar only
+  # tests are compiled but not run: the comparison needs the jar only
   (cd "$ROOT" && mvn -B -q ${MVN_ARGS:-} -DskipTests -pl sample-app -am package)
   "$HERE/build.sh"
 fi

@@ -11,7 +11,8 @@ import java.util.regex.Pattern;
  * place where librpma's functions are written out: {@code dev.rpma.binding.internal.DirectLibRpma} (the JNA
  * direct-mapped natives and the methods that call them) and {@code dev.rpma.binding.testing.ForwardingLibRpma}
  * (a raw layer that forwards every call to another one). Run by the build before compiling:
- * {@code java GenerateRawLayer.java <LibRpma.java> <main sources dir> <test sources dir>}.
+ * {@code java GenerateRawLayer.java <LibRpma.java> <DirectLibRpma's sources dir> <ForwardingLibRpma's sources dir>},
+ * where {@code -} skips one: rpma-jna writes the first, rpma-jna-testing the second.
  */
 public final class GenerateRawLayer {
 
@@ -46,11 +47,16 @@ public final class GenerateRawLayer {
 
     public static void main(String[] args) throws IOException {
         if (args.length != 3) {
-            throw new IllegalArgumentException("usage: GenerateRawLayer <LibRpma.java> <main sources dir> <test sources dir>");
+            throw new IllegalArgumentException(
+                    "usage: GenerateRawLayer <LibRpma.java> <DirectLibRpma's dir or -> <ForwardingLibRpma's dir or ->");
         }
         List<Method> methods = parse(Files.readString(Path.of(args[0])));
-        write(Path.of(args[1]), "dev/rpma/binding/internal/DirectLibRpma.java", direct(methods));
-        write(Path.of(args[2]), "dev/rpma/binding/testing/ForwardingLibRpma.java", forwarding(methods));
+        if (!args[1].equals("-")) {
+            write(Path.of(args[1]), "dev/rpma/binding/internal/DirectLibRpma.java", direct(methods));
+        }
+        if (!args[2].equals("-")) {
+            write(Path.of(args[2]), "dev/rpma/binding/testing/ForwardingLibRpma.java", forwarding(methods));
+        }
     }
 
     private static List<Method> parse(String source) {
