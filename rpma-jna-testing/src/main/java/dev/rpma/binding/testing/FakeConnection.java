@@ -37,6 +37,13 @@ import dev.rpma.binding.RpmaConnectionEvent;
  * {@code IBV_WC_WR_FLUSH_ERR}, whose opcode is undefined in verbs (the fake writes
  * {@value #FLUSHED_OPCODE}), and later posts complete the same way. A connection made with a shared
  * receive queue in its configuration receives through that queue ({@link FakeSharedReceiveQueue}).
+ *
+ * <h2>In a loopback</h2>
+ * In a {@link FakeLibRpma#loopback() loopback} the other side is a connection of the same fake
+ * ({@link #peer()}): a send waits in this side's send queue until the peer has a receive posted (on its
+ * own queue or its SRQ), then fills it and completes on both sides; {@link #deliver(byte[])} and
+ * {@link #peerReceives(int)} are not used. Sends and one-sided operations are not recorded
+ * ({@link #posted()}, {@link #sent()} stay empty) so that a long test does not grow the fake.
  */
 public final class FakeConnection extends FakeObject {
 
@@ -79,6 +86,10 @@ public final class FakeConnection extends FakeObject {
 
     static final int IBV_WC_WR_FLUSH_ERR = 5;
 
+    static final int IBV_WC_REM_INV_REQ_ERR = 9;
+
+    static final int IBV_WC_WITH_IMM = 2;
+
     static final int IBV_WC_SEND = 0;
 
     static final int IBV_WC_RECV = 128;
@@ -87,8 +98,8 @@ public final class FakeConnection extends FakeObject {
     record PostedReceive(long address, long length, long context) {
     }
 
-    /** A send waiting for the other side to post a receive. */
-    private record WaitingSend(byte[] bytes, long context, boolean signaled) {
+    /** A send waiting for the other side to post a receive (and, from a slowed side, for its time). */
+    private record WaitingSend(byte[] bytes, long context, boolean signaled, int imm, boolean withImm, long dueNanos) {
     }
 
     final ArrayDeque<PostedReceive> receives = new ArrayDeque<>();
@@ -110,6 +121,24 @@ public final class FakeConnection extends FakeObject {
 
     /** Whether the queue pair is in the error state. */
     boolean broken;
+
+    /** The other side in a loopback, once the accept linked the two; {@code null} before and in a scripted fake. */
+    FakeConnection peer;
+
+    /** The server-side request a loopback client's connect made, until the server decides it. */
+    FakeRequest dialed;
+
+    /** Whether the other side's disconnect, delete or loss was already reported here. */
+    boolean peerGone;
+
+    /** Loopback fault: how long this side's messages take to reach the other side. */
+    long delayNanos;
+
+    /** Loopback fault: the status the next work request posted here completes with (0: none). */
+    int failNextStatus;
+
+    /** Whether {@code rpma_conn_apply_remote_peer_cfg} said the other side supports direct write to PMem. */
+    boolean directWriteToPmem;
 
     FakeConnection(FakeLibRpma fake, FakeRequest request, int qpNumber) {
         super(fake);
@@ -335,6 +364,54 @@ public final class FakeConnection extends FakeObject {
         return queueEvent(RpmaConnectionEvent.CLOSED);
     }
 
+    /** In a loopback: the other side's connection, once the server accepted; {@code null} before. */
+    public FakeConnection peer() {
+        synchronized (this.fake.lock) {
+            return this.peer;
+        }
+    }
+
+    /** Loopback fault: the connection is lost, {@code LOST} on both sides and both queue pairs fail. */
+    public FakeConnection lose() {
+        requireLoopback();
+        synchronized (this.fake.lock) {
+            Loopback.lose(this);
+            this.fake.lock.notifyAll();
+        }
+        return this;
+    }
+
+    /**
+     * Loopback fault: the next send or one-sided operation posted on this side completes with
+     * {@code status} ({@code enum ibv_wc_status}, e.g. 12 {@code IBV_WC_RETRY_EXC_ERR}), and the queue
+     * pairs fail as a device's would.
+     */
+    public FakeConnection failNextCompletion(int status) {
+        requireLoopback();
+        if (status <= 0) {
+            throw new IllegalArgumentException("An error status is positive (IBV_WC_SUCCESS is 0), got " + status);
+        }
+        synchronized (this.fake.lock) {
+            this.failNextStatus = status;
+        }
+        return this;
+    }
+
+    /** Loopback fault: this side's messages reach the other side {@code delay} after they are sent (a slow peer). */
+    public FakeConnection delay(Duration delay) {
+        requireLoopback();
+        synchronized (this.fake.lock) {
+            this.delayNanos = delay.toNanos();
+        }
+        return this;
+    }
+
+    private void requireLoopback() {
+        if (!this.fake.isLoopback()) {
+            throw new IllegalStateException("A fault of the loopback: make the fake with FakeLibRpma.loopback()");
+        }
+    }
+
     /** Whether the queue pair is in the error state (after a disconnect or a length error). */
     public boolean isBroken() {
         synchronized (this.fake.lock) {
@@ -354,21 +431,68 @@ public final class FakeConnection extends FakeObject {
         }
         else {
             this.receives.add(receive);
+            if (this.peer != null) {
+                this.peer.pump();
+            }
         }
     }
 
     /** Under the fake's lock: {@code rpma_send} of {@code bytes}, read from registered memory. */
-    void sendPosted(byte[] bytes, long context, boolean signaled) {
+    void sendPosted(byte[] bytes, long context, boolean signaled, int imm, boolean withImm) {
         this.sendSlotsInUse++;
         if (this.broken) {
             sendCompletion(flushed(context), true);
             return;
         }
+        if (this.fake.isLoopback()) {
+            long due = (this.delayNanos > 0) ? System.nanoTime() + this.delayNanos : 0;
+            this.waitingSends.add(new WaitingSend(bytes, context, signaled, imm, withImm, due));
+            pump();
+            return;
+        }
         if (this.peerReceives == 0 || !this.waitingSends.isEmpty()) {
-            this.waitingSends.add(new WaitingSend(bytes, context, signaled));
+            this.waitingSends.add(new WaitingSend(bytes, context, signaled, imm, withImm, 0));
             return;
         }
         arrive(bytes, context, signaled);
+    }
+
+    /**
+     * Under the fake's lock, in a loopback: moves this side's waiting sends into the peer's receives
+     * while it has some, in order; a send of a slowed side waits for its time (a timer pumps again).
+     */
+    void pump() {
+        FakeConnection to = this.peer;
+        while (to != null && !this.waitingSends.isEmpty() && !this.broken) {
+            WaitingSend send = this.waitingSends.peek();
+            long wait = send.dueNanos() - System.nanoTime();
+            if (send.dueNanos() != 0 && wait > 0) {
+                this.fake.pumpLater(this, wait);
+                return;
+            }
+            PostedReceive receive = to.takeReceive();
+            if (receive == null) {
+                return;
+            }
+            this.waitingSends.poll();
+            if (to.fill(receive, send.bytes(), send.imm(), send.withImm())) {
+                arrive(send.bytes(), send.context(), send.signaled());
+            }
+            else {
+                // the responder's length error: the requester sees a remote invalid request, both queue pairs fail
+                sendCompletion(new FakeCompletionQueue.Completion(send.context(), IBV_WC_REM_INV_REQ_ERR,
+                        FLUSHED_OPCODE, 0, 0, 0, this.qpNumber, 0, 0), true);
+                breakQueuePair();
+            }
+        }
+    }
+
+    /** Under the fake's lock: the oldest receive a message to this side fills, or {@code null}. */
+    private PostedReceive takeReceive() {
+        if (this.broken || this.deletedOn != null) {
+            return null;
+        }
+        return (this.srq != null) ? this.srq.receives.poll() : this.receives.poll();
     }
 
     /** Under the fake's lock: the queue pair goes to the error state; posted work is flushed. */
@@ -377,6 +501,7 @@ public final class FakeConnection extends FakeObject {
             return;
         }
         this.broken = true;
+        this.fake.queuePairBroke(this);
         if (this.srq != null) {
             this.srq.dropWaitingOf(this);
         }
@@ -414,13 +539,15 @@ public final class FakeConnection extends FakeObject {
         if (this.peerReceives != Integer.MAX_VALUE) {
             this.peerReceives--;
         }
-        this.sent.add(bytes);
+        if (!this.fake.isLoopback()) {
+            this.sent.add(bytes);
+        }
         sendCompletion(new FakeCompletionQueue.Completion(context, IBV_WC_SUCCESS, IBV_WC_SEND, 0, 0, 0, this.qpNumber,
                 0, 0), signaled);
     }
 
     /** A signaled send's completion frees its slot and those of the unsignaled sends before it. */
-    private void sendCompletion(FakeCompletionQueue.Completion completion, boolean signaled) {
+    void sendCompletion(FakeCompletionQueue.Completion completion, boolean signaled) {
         if (!signaled) {
             this.unsignaledSends++;
             return;
@@ -432,20 +559,27 @@ public final class FakeConnection extends FakeObject {
 
     /** Under the fake's lock: {@code message} fills {@code receive}, of this queue pair or its SRQ. */
     void deliverInto(PostedReceive receive, byte[] message) {
+        fill(receive, message, 0, false);
+    }
+
+    /** Under the fake's lock: {@code message} fills {@code receive}; {@code false}: too long, the queue pair broke. */
+    boolean fill(PostedReceive receive, byte[] message, int imm, boolean withImm) {
         if (message.length > receive.length()) {
             receiveQueue().add(new FakeCompletionQueue.Completion(receive.context(), IBV_WC_LOC_LEN_ERR,
                     FLUSHED_OPCODE, 0, 0, 0, this.qpNumber, 0, 0));
             breakQueuePair();
-            return;
+            return false;
         }
         if (message.length > 0) {
             new Pointer(receive.address()).write(0, message, 0, message.length);
         }
+        int sourceQp = (this.peer != null) ? this.peer.qpNumber : 0;
         receiveQueue().add(new FakeCompletionQueue.Completion(receive.context(), IBV_WC_SUCCESS, IBV_WC_RECV, 0,
-                message.length, 0, this.qpNumber, 0, 0));
+                message.length, imm, this.qpNumber, sourceQp, withImm ? IBV_WC_WITH_IMM : 0));
+        return true;
     }
 
-    private FakeCompletionQueue.Completion flushed(long context) {
+    FakeCompletionQueue.Completion flushed(long context) {
         return new FakeCompletionQueue.Completion(context, IBV_WC_WR_FLUSH_ERR, FLUSHED_OPCODE, 0, 0, 0, this.qpNumber,
                 0, 0);
     }

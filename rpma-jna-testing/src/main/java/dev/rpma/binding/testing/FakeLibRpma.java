@@ -210,10 +210,10 @@ public final class FakeLibRpma implements LibRpma, PassiveCmIds, AutoCloseable {
         int rcq = 20;
     }
 
-    private record Mr(long ptr, long size, int usage, int rkey) {
+    record Mr(long ptr, long size, int usage, int rkey) {
     }
 
-    private record MrRemote(long address, long size, int rkey, int usage) {
+    record MrRemote(long address, long size, int rkey, int usage) {
     }
 
     /** Per-call context; lives under the lock. */
@@ -255,6 +255,14 @@ public final class FakeLibRpma implements LibRpma, PassiveCmIds, AutoCloseable {
     private static final int RPMA_E_INVAL = RpmaError.INVAL.code();
 
     private static final int RPMA_E_PROVIDER = RpmaError.PROVIDER.code();
+
+    private static final int RPMA_E_NOSUPP = RpmaError.NOSUPP.code();
+
+    private static final int FLUSH_TYPE_PERSISTENT = 0;
+
+    private static final int USAGE_FLUSH_VISIBILITY = 16;
+
+    private static final int USAGE_FLUSH_PERSISTENT = 32;
 
     private static final int USAGE_SEND = 64;
 
@@ -328,6 +336,38 @@ public final class FakeLibRpma implements LibRpma, PassiveCmIds, AutoCloseable {
     private volatile boolean librpmaLayout = true;
 
     private boolean closed;
+
+    /** A loopback ({@link #loopback()}): clients dial this fake's endpoints and bytes move between them. */
+    private final boolean loopback;
+
+    /** What a loopback does to the next connection requests by port ({@link Loopback}). */
+    final Map<Integer, ArrayDeque<Integer>> dialFaults = new HashMap<>();
+
+    /** Runs the sends of slowed connections when their time comes; created on first use. */
+    private java.util.concurrent.ScheduledExecutorService timer;
+
+    /** A scripted fake: endpoints get only the requests a test queues. */
+    public FakeLibRpma() {
+        this(false);
+    }
+
+    private FakeLibRpma(boolean loopback) {
+        this.loopback = loopback;
+    }
+
+    /**
+     * A fake that is also a loopback network: a client's {@code rpma_conn_req_new} and
+     * {@code rpma_conn_req_connect} reach the endpoint listening on that port in this fake, and the two
+     * connections move real bytes (see {@link Loopback}). It keeps every check of the scripted fake.
+     */
+    public static FakeLibRpma loopback() {
+        return new FakeLibRpma(true);
+    }
+
+    /** Whether this fake is a loopback ({@link #loopback()}). */
+    public boolean isLoopback() {
+        return this.loopback;
+    }
 
     // ---------------------------------------------------------------- configuration and scripting
 
@@ -694,6 +734,9 @@ public final class FakeLibRpma implements LibRpma, PassiveCmIds, AutoCloseable {
     public void close() {
         synchronized (this.allStalls) {
             this.allStalls.forEach(FakeStall::release);
+        }
+        if (this.timer != null) {
+            this.timer.shutdownNow();
         }
         synchronized (this.lock) {
             if (this.closed) {
@@ -1160,10 +1203,14 @@ public final class FakeLibRpma implements LibRpma, PassiveCmIds, AutoCloseable {
     @Override
     public int rpma_conn_apply_remote_peer_cfg(long conn, long pcfg) {
         return invoke("rpma_conn_apply_remote_peer_cfg", c -> {
-            connection(c, conn);
-            use(c, pcfg, Kind.PEER_CFG, "pcfg");
+            FakeConnection connection = connection(c, conn);
+            PeerCfg config = (PeerCfg) use(c, pcfg, Kind.PEER_CFG, "pcfg").state;
             Failure failure = injected(c);
-            return (failure != null) ? c.fail(failure) : c.ok();
+            if (failure != null) {
+                return c.fail(failure);
+            }
+            connection.directWriteToPmem = config.directWrite;
+            return c.ok();
         }, conn, pcfg);
     }
 
@@ -1223,6 +1270,7 @@ public final class FakeLibRpma implements LibRpma, PassiveCmIds, AutoCloseable {
                 connection.events.add(RpmaConnectionEvent.CLOSED.code());
                 connection.signal();
             }
+            Loopback.gone(connection, RpmaConnectionEvent.CLOSED);
             return c.ok();
         }, conn);
     }
@@ -1236,6 +1284,9 @@ public final class FakeLibRpma implements LibRpma, PassiveCmIds, AutoCloseable {
             }
             FakeConnection connection = (FakeConnection) conn.state;
             free(c, conn);
+            if (this.loopback) {
+                Loopback.deleted(connection);
+            }
             connection.deletedOn = c.thread.getName();
             closeFds(connection);
             quarantine(connection.privateDataMemory);
@@ -1284,6 +1335,7 @@ public final class FakeLibRpma implements LibRpma, PassiveCmIds, AutoCloseable {
                 request.cmIdState = FakeRequest.CmId.LEFT_BEHIND;
             }
             request.state = FakeRequest.State.DELETED;
+            Loopback.refused(request);
             request.consumedOn = c.thread.getName();
             quarantine(request.privateDataMemory);
             putLong(reqPtr, 0);
@@ -1369,6 +1421,7 @@ public final class FakeLibRpma implements LibRpma, PassiveCmIds, AutoCloseable {
             quarantine(request.privateDataMemory);
             putLong(reqPtr, 0);
             if (failure != null) {
+                Loopback.refused(request);
                 request.state = FakeRequest.State.CONNECT_FAILED;
                 if (request.cmIdState == FakeRequest.CmId.WITH_REQUEST) {
                     // librpma frees a request whose accept failed without destroying its CM id
@@ -1408,13 +1461,19 @@ public final class FakeLibRpma implements LibRpma, PassiveCmIds, AutoCloseable {
             for (FakeConnection.PostedReceive receive : request.dataReceives) {
                 connection.receivePosted(receive);
             }
-            if (this.establishOnConnect) {
+            if (this.loopback && !request.isServerSide()) {
+                Loopback.dial(this, request, connection, sent);
+            }
+            else if (this.establishOnConnect) {
                 connection.events.add(RpmaConnectionEvent.ESTABLISHED.code());
             }
             connection.events.addAll(request.eventsAfterConnect);
             connection.signal();
             request.connection = connection;
             this.connections.add(connection);
+            if (request.dialer != null) {
+                Loopback.accepted(request, connection, sent);
+            }
             putLong(connPtr, conn.address);
             return c.ok();
         }, reqPtr, pdata, connPtr);
@@ -1501,6 +1560,9 @@ public final class FakeLibRpma implements LibRpma, PassiveCmIds, AutoCloseable {
             Failure failure = injected(c);
             if (failure != null) {
                 return failOut(c, failure, epPtr);
+            }
+            if (this.loopback && Loopback.listeningOn(this, Integer.parseInt(port)) != null) {
+                return failOut(c, new Failure(RPMA_E_PROVIDER, Errno.EADDRINUSE), epPtr);
             }
             String key = addr + ":" + port;
             FakeEndpoint endpoint = this.endpointsByAddress.get(key);
@@ -1592,6 +1654,7 @@ public final class FakeLibRpma implements LibRpma, PassiveCmIds, AutoCloseable {
             free(c, ep);
             endpoint.shutDownOn = c.thread.getName();
             endpoint.fd.close();
+            Loopback.shutDown(endpoint);
             for (FakeRequest request : endpoint.obtained) {
                 if (request.cmIdState == FakeRequest.CmId.LEFT_BEHIND) {
                     request.cmIdState = FakeRequest.CmId.RELEASED_WITH_ENDPOINT;
@@ -1831,9 +1894,18 @@ public final class FakeLibRpma implements LibRpma, PassiveCmIds, AutoCloseable {
             FakeConnection connection = connection(c, conn);
             use(c, dst, Kind.MR_REMOTE, "dst");
             out(c, srcPtr, "src");
+            if (flags == 0 || dstOffset % 8 != 0) {
+                // librpma: RPMA_E_INVAL for no completion flags or dst_offset not a multiple of RPMA_ATOMIC_WRITE_ALIGNMENT
+                return c.fail(RPMA_E_INVAL, 0);
+            }
             Failure failure = injected(c);
             if (failure != null) {
                 return c.fail(failure);
+            }
+            if (this.loopback) {
+                byte[] value = new Pointer(srcPtr).getByteArray(0, 8);
+                return loopbackPosted(c, Loopback.oneSided(this, connection, "rpma_atomic_write", null, 0, remoteOf(dst),
+                        dstOffset, 8, flags, opContext, value));
             }
             connection.posted.add(new PostedOperation("rpma_atomic_write", 0, 0, 8, dst, dstOffset, flags,
                     new Pointer(srcPtr).getLong(0), opContext, c.thread.getName()));
@@ -1845,10 +1917,25 @@ public final class FakeLibRpma implements LibRpma, PassiveCmIds, AutoCloseable {
     public int rpma_flush(long conn, long dst, long dstOffset, long len, int type, int flags, long opContext) {
         return invoke("rpma_flush", c -> {
             FakeConnection connection = connection(c, conn);
-            use(c, dst, Kind.MR_REMOTE, "dst");
+            MrRemote target = (MrRemote) use(c, dst, Kind.MR_REMOTE, "dst").state;
+            if (flags == 0) {
+                return c.fail(RPMA_E_INVAL, 0);
+            }
+            // librpma's checks, in its order: the connection's peer configuration, then the region's flush types
+            if (type == FLUSH_TYPE_PERSISTENT && !connection.directWriteToPmem) {
+                return c.fail(RPMA_E_NOSUPP, 0);
+            }
+            int needs = (type == FLUSH_TYPE_PERSISTENT) ? USAGE_FLUSH_PERSISTENT : USAGE_FLUSH_VISIBILITY;
+            if ((target.usage() & needs) == 0) {
+                return c.fail(RPMA_E_NOSUPP, 0);
+            }
             Failure failure = injected(c);
             if (failure != null) {
                 return c.fail(failure);
+            }
+            if (this.loopback) {
+                return loopbackPosted(c, Loopback.oneSided(this, connection, "rpma_flush", null, 0, remoteOf(dst),
+                        dstOffset, len, flags, opContext, null));
             }
             connection.posted.add(new PostedOperation("rpma_flush", 0, 0, len, dst, dstOffset, flags, type, opContext,
                     c.thread.getName()));
@@ -1886,10 +1973,16 @@ public final class FakeLibRpma implements LibRpma, PassiveCmIds, AutoCloseable {
             if (connection.sendSlotsInUse >= connection.config.sq) {
                 return c.fail(RPMA_E_PROVIDER, Errno.ENOMEM);
             }
-            connection.posted.add(new PostedOperation(function, src, offset, len, 0, 0, flags, Integer.toUnsignedLong(imm),
-                    opContext, c.thread.getName()));
+            if (!this.loopback) {
+                connection.posted.add(new PostedOperation(function, src, offset, len, 0, 0, flags,
+                        Integer.toUnsignedLong(imm), opContext, c.thread.getName()));
+            }
+            if (this.loopback && Loopback.failInjected(connection, opContext)) {
+                return c.ok();
+            }
             byte[] bytes = new Pointer(mr.ptr).getByteArray(offset, (int) len);
-            connection.sendPosted(bytes, opContext, (flags & COMPLETION_ALWAYS) == COMPLETION_ALWAYS);
+            connection.sendPosted(bytes, opContext, (flags & COMPLETION_ALWAYS) == COMPLETION_ALWAYS, imm,
+                    function.equals("rpma_send_with_imm"));
             return c.ok();
         }, conn, src, offset, len, flags, imm, opContext);
     }
@@ -1909,8 +2002,10 @@ public final class FakeLibRpma implements LibRpma, PassiveCmIds, AutoCloseable {
             if (connection.receives.size() >= connection.config.rq) {
                 return c.fail(RPMA_E_PROVIDER, Errno.ENOMEM);
             }
-            connection.posted.add(new PostedOperation("rpma_recv", dst, offset, len, 0, 0, 0, 0, opContext,
-                    c.thread.getName()));
+            if (!this.loopback) {
+                connection.posted.add(new PostedOperation("rpma_recv", dst, offset, len, 0, 0, 0, 0, opContext,
+                        c.thread.getName()));
+            }
             connection.receivePosted(new FakeConnection.PostedReceive(mr.ptr + offset, len, opContext));
             return c.ok();
         }, conn, dst, offset, len, opContext);
@@ -1931,6 +2026,96 @@ public final class FakeLibRpma implements LibRpma, PassiveCmIds, AutoCloseable {
             throw violation(call, "offset " + offset + " + length " + len + " is outside the region of " + mr.size
                     + " bytes (a local protection error on a device)");
         }
+    }
+
+    private int loopbackPosted(Call call, int errno) {
+        return (errno == 0) ? call.ok() : call.fail(RPMA_E_PROVIDER, errno);
+    }
+
+    /** Under the lock: the connections made so far, deleted ones included. */
+    List<FakeConnection> liveConnections() {
+        return this.connections;
+    }
+
+    /**
+     * Loopback fault: the next client request for {@code port} is rejected before any endpoint sees it
+     * (the client gets {@code REJECTED}); several calls queue several.
+     */
+    public FakeLibRpma rejectNext(int port) {
+        return dialFault(port, Loopback.REJECT);
+    }
+
+    /** Loopback fault: the next client request for {@code port} ends in {@code UNREACHABLE}. */
+    public FakeLibRpma unreachableNext(int port) {
+        return dialFault(port, Loopback.UNREACHABLE);
+    }
+
+    private FakeLibRpma dialFault(int port, int fault) {
+        if (!this.loopback) {
+            throw new IllegalStateException("Only a loopback (FakeLibRpma.loopback()) dials: script the request instead");
+        }
+        synchronized (this.lock) {
+            this.dialFaults.computeIfAbsent(port, p -> new ArrayDeque<>()).add(fault);
+        }
+        return this;
+    }
+
+    /** Under the lock: the remote region a descriptor-made handle names. */
+    private MrRemote remoteOf(long remote) {
+        return (MrRemote) this.handles.get(remote).state;
+    }
+
+    /**
+     * Under the lock, in a loopback: the live local region (and its peer's handle) that a remote
+     * region's rkey names, or {@code null} once deregistered.
+     */
+    Handle regionByKey(int rkey) {
+        for (Handle handle : this.handles.values()) {
+            if (handle.live && handle.state instanceof Mr mr && mr.rkey == rkey) {
+                return handle;
+            }
+        }
+        return null;
+    }
+
+    /** A region's start, size and usage, for {@link Loopback}. */
+    static long[] regionOf(Handle handle) {
+        Mr mr = (Mr) handle.state;
+        return new long[] { mr.ptr, mr.size, mr.usage };
+    }
+
+    /** Under the lock: the peer a connection belongs to. */
+    long peerOf(FakeConnection connection) {
+        return parentOf(connection.handle);
+    }
+
+    /** Under the lock: the endpoints listening now, newest last. */
+    List<FakeEndpoint> listeningEndpoints() {
+        return this.endpoints;
+    }
+
+    /** Under the lock, in a loopback: a queue pair in the error state takes its peer's with it. */
+    void queuePairBroke(FakeConnection connection) {
+        if (this.loopback && connection.peer != null) {
+            connection.peer.breakQueuePair();
+        }
+    }
+
+    /** In a loopback: pumps {@code connection}'s sends again after {@code nanos}. */
+    void pumpLater(FakeConnection connection, long nanos) {
+        if (this.timer == null) {
+            this.timer = java.util.concurrent.Executors.newSingleThreadScheduledExecutor(runnable -> {
+                Thread thread = new Thread(runnable, "rpma-loopback-timer");
+                thread.setDaemon(true);
+                return thread;
+            });
+        }
+        this.timer.schedule(() -> {
+            synchronized (this.lock) {
+                connection.pump();
+                this.lock.notifyAll();
+            }
+        }, nanos, TimeUnit.NANOSECONDS);
     }
 
     /** Under the lock: more completions than the queue holds; the device would overrun it. */
@@ -2331,6 +2516,13 @@ public final class FakeLibRpma implements LibRpma, PassiveCmIds, AutoCloseable {
             Failure failure = injected(c);
             if (failure != null) {
                 return c.fail(failure);
+            }
+            if (this.loopback) {
+                if (function.equals("rpma_write_with_imm")) {
+                    throw violation(c, "rpma_write_with_imm is not modelled by the loopback");
+                }
+                return loopbackPosted(c, Loopback.oneSided(this, connection, function, regionOf(this.handles.get(local)),
+                        localOffset, remoteOf(remote), remoteOffset, len, flags, opContext, null));
             }
             connection.posted.add(new PostedOperation(function, local, localOffset, len, remote, remoteOffset, flags,
                     Integer.toUnsignedLong(imm), opContext, c.thread.getName()));

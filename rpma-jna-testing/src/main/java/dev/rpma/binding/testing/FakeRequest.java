@@ -58,6 +58,9 @@ public final class FakeRequest extends FakeObject {
 
     FakeConnection connection;
 
+    /** In a loopback: the client's connection that dialled this server-side request, or {@code null}. */
+    FakeConnection dialer;
+
     String consumedOn;
 
     /** The request's kernel CM id (server side), as {@link FakeLibRpma#cmIdOf} hands it out; 0 on the client side. */

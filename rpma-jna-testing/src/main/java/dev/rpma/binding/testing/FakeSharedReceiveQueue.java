@@ -70,6 +70,9 @@ public final class FakeSharedReceiveQueue extends FakeObject {
         }
         else {
             this.receives.add(receive);
+            if (this.fake.isLoopback()) {
+                Loopback.receivePostedOn(this.fake, this);
+            }
         }
     }
 
