@@ -269,8 +269,9 @@ class RpmaClientTest {
         this.fake.establishOnConnect(false);
         RpmaPeer serverPeer = Rpma.using(this.fake).openPeer("198.18.0.1", PeerRole.SERVER);
         ByteBuffer serverMemory = ByteBuffer.allocateDirect(64);
+        // flushable to visibility: librpma's rpma_flush refuses a region without that usage (RPMA_E_NOSUPP)
         try (serverPeer; RpmaMemoryRegion exposed = serverPeer.register(serverMemory, MemoryUsage.READ_SRC,
-                MemoryUsage.WRITE_DST)) {
+                MemoryUsage.WRITE_DST, MemoryUsage.FLUSH_TYPE_VISIBILITY)) {
             this.client = builder().mode(RpmaWireMode.RAW).build();
             await("the connection request", () -> this.fake.connections().size() == 1);
             FakeConnection connection = this.fake.lastConnection();

@@ -48,7 +48,8 @@ import dev.rpma.spring.annotation.RpmaHandlerRegistry;
  * singleton (and so every handler) is there: a handler that is missing, misdirected or of a wrong
  * signature fails the start before anything native is created.
  */
-@AutoConfiguration
+// after Jackson's, so that its JsonMapper is there when the JSON codec's condition looks for it
+@AutoConfiguration(afterName = "org.springframework.boot.jackson.autoconfigure.JacksonAutoConfiguration")
 @ConditionalOnClass(Rpma.class)
 @ConditionalOnBooleanProperty(name = "rpma.server.enabled", matchIfMissing = true)
 @EnableConfigurationProperties(RpmaProperties.class)
