@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Runs every test: the unit tests against the scripted fake and the loopback, the tests against the
-# real librpma (no device needed), a new user's project built with librpma hidden, then the end-to-end tests over real soft-RoCE (directly when this machine has
-# an RDMA device, else inside the project's VM). RPMA_E2E_CONTAINERS=1 adds the container end-to-end
-# tests to that VM boot (docs/containers.md).
+# real librpma (no device needed), a new user's project built with librpma hidden, then the
+# end-to-end tests over real soft-RoCE (directly when this machine has an RDMA device, else inside
+# the project's VM). RPMA_E2E_CONTAINERS=1 adds the container end-to-end tests to that VM boot
+# (docs/containers.md).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash tools/install-deps.sh
