@@ -29,7 +29,8 @@ import dev.rpma.server.RpmaProtocolException;
 import dev.rpma.server.loop.RpmaEventLoopGroup;
 
 /**
- * A client of one RDMA server: a pool of connections on event loops of its own, framed requests whose
+ * A client of one RDMA server (or of the instances of one service, chosen per connection attempt by an
+ * {@link RpmaServerLocator}): a pool of connections on event loops of its own, framed requests whose
  * replies are correlated by request id (many in flight per connection, within the server's credits),
  * raw messages for servers with a protocol of their own, and one-sided access through
  * {@link #connection()}. Built with {@link #builder(Rpma)}; thread-safe.

@@ -120,6 +120,20 @@ class RpmaDiscoveryAutoConfigurationTests {
     }
 
     @Test
+    void withoutSpringCloudAClientWithAnAddressIsMadeAsBefore() {
+        new ApplicationContextRunner()
+            .withConfiguration(AutoConfigurations.of(RpmaClientAutoConfiguration.class, RpmaDiscoveryAutoConfiguration.class))
+            .withBean("fakeRpma", Rpma.class, () -> Rpma.using(this.fake))
+            .withClassLoader(new FilteredClassLoader(DiscoveryClient.class))
+            .withPropertyValues("rpma.client.servers.orders.address=198.18.0.1", "rpma.client.servers.orders.mode=raw")
+            .run((context) -> {
+                assertThat(context).hasNotFailed().doesNotHaveBean(RpmaServiceDiscovery.class);
+                assertThat(context.getBean("ordersRpmaClient", RpmaClient.class).server()).isEqualTo("198.18.0.1:7204");
+                assertThat(this.fake.await(WAIT, () -> this.fake.connections().size() == 1)).isTrue();
+            });
+    }
+
+    @Test
     void anAddressTogetherWithAServiceIdFailsTheStartup() {
         this.clients.withPropertyValues("rpma.client.servers.orders.address=198.18.0.1").run((context) -> {
             InvalidRpmaPropertyException failure = invalidProperty(context);
