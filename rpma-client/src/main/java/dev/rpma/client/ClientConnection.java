@@ -18,6 +18,7 @@ import dev.rpma.binding.RpmaConnectionEvent;
 import dev.rpma.binding.RpmaConnectionRequest;
 import dev.rpma.binding.RpmaException;
 import dev.rpma.binding.RpmaMemoryRegion;
+import dev.rpma.binding.RpmaPeer;
 import dev.rpma.binding.RpmaRemoteMemoryRegion;
 import dev.rpma.binding.io.FileDescriptors;
 import dev.rpma.server.RpmaCommonData;
@@ -82,6 +83,9 @@ final class ClientConnection implements RpmaClientConnection, RpmaEventLoop.IoHa
     private RpmaEventLoop.@Nullable Timer timer;
 
     private int failuresInARow;
+
+    /** The server of the current or last attempt, from the client's locator; {@code null} before the first. */
+    private volatile @Nullable RpmaServerAddress target;
 
     private boolean everConnected;
 
@@ -188,19 +192,34 @@ final class ClientConnection implements RpmaClientConnection, RpmaEventLoop.IoHa
             this.client.reconnecting();
         }
         moveTo(RpmaClientConnectionState.CONNECTING);
+        RpmaServerAddress server;
+        try {
+            server = this.settings.servers().next(this.target);
+        }
+        catch (RpmaClientException ex) {
+            connectFailed(ex);
+            return;
+        }
+        catch (RuntimeException ex) {
+            connectFailed(new RpmaServerUnreachableException(this.settings.server(), "choosing a server failed: " + ex,
+                    ex));
+            return;
+        }
+        this.target = server;
         ClientSlots buffers;
         RpmaConnectionRequest request;
         try {
-            buffers = slots();
+            RpmaPeer peer = this.client.peer(server.address());
+            buffers = slots(peer);
             try (RpmaConnectionConfig config = this.client.rpma().newConnectionConfig()) {
                 int receives = this.settings.receiveSlots();
                 int sends = this.settings.sendSlots() + this.settings.oneSidedDepth();
                 config.timeout(this.settings.connectTimeout()).rqSize(receives).sqSize(sends).cqSize(receives + sends);
-                request = this.client.peer().newConnectionRequest(this.settings.address(), this.settings.port(), config);
+                request = peer.newConnectionRequest(server.address(), server.port(), config);
             }
         }
         catch (RpmaException ex) {
-            connectFailed(new RpmaServerUnreachableException(this.settings.server(), ex.function()
+            connectFailed(new RpmaServerUnreachableException(server(), ex.function()
                     + " failed: no RDMA route to the server (" + ex.getMessage() + ")", ex));
             return;
         }
@@ -211,7 +230,7 @@ final class ClientConnection implements RpmaClientConnection, RpmaEventLoop.IoHa
             made = request.connect((this.settings.privateData().length > 0) ? this.settings.privateData() : null);
         }
         catch (RpmaException ex) {
-            connectFailed(new RpmaServerUnreachableException(this.settings.server(), ex.function() + " failed: "
+            connectFailed(new RpmaServerUnreachableException(server(), ex.function() + " failed: "
                     + ex.getMessage(), ex));
             return;
         }
@@ -245,10 +264,10 @@ final class ClientConnection implements RpmaClientConnection, RpmaEventLoop.IoHa
         this.parked.add(request);
     }
 
-    private ClientSlots slots() {
+    private ClientSlots slots(RpmaPeer peer) {
         ClientSlots current = this.slots;
         if (current == null) {
-            current = new ClientSlots(this.client.peer(), this.settings.receiveSlots(), this.settings.sendSlots(),
+            current = new ClientSlots(peer, this.settings.receiveSlots(), this.settings.sendSlots(),
                     this.settings.receiveLength());
             this.slots = current;
         }
@@ -258,7 +277,7 @@ final class ClientConnection implements RpmaClientConnection, RpmaEventLoop.IoHa
     private void connectTimedOut() {
         this.timer = null;
         if (this.state == RpmaClientConnectionState.CONNECTING) {
-            connectFailed(new RpmaServerUnreachableException(this.settings.server(), "the connection was not established"
+            connectFailed(new RpmaServerUnreachableException(server(), "the connection was not established"
                     + " within the connect timeout of " + this.settings.connectTimeout(), null));
         }
     }
@@ -283,8 +302,8 @@ final class ClientConnection implements RpmaClientConnection, RpmaEventLoop.IoHa
         }
         switch (event) {
             case ESTABLISHED -> established(current);
-            case REJECTED -> ended(new RpmaConnectRejectedException(this.settings.server()));
-            case UNREACHABLE -> ended(new RpmaServerUnreachableException(this.settings.server(),
+            case REJECTED -> ended(new RpmaConnectRejectedException(server()));
+            case UNREACHABLE -> ended(new RpmaServerUnreachableException(server(),
                     "RPMA_CONN_UNREACHABLE: nothing listens on the port, or no route answered", null));
             case CLOSED -> {
                 if (this.state == RpmaClientConnectionState.CLOSING) {
@@ -292,11 +311,11 @@ final class ClientConnection implements RpmaClientConnection, RpmaEventLoop.IoHa
                     closed();
                 }
                 else {
-                    ended(new RpmaConnectionLostException(this.settings.server(), "the server closed the connection"
+                    ended(new RpmaConnectionLostException(server(), "the server closed the connection"
                             + " (RPMA_CONN_CLOSED)", null));
                 }
             }
-            default -> ended(new RpmaConnectionLostException(this.settings.server(), "the connection was " + event
+            default -> ended(new RpmaConnectionLostException(server(), "the connection was " + event
                     + " (RPMA_CONN_" + event + ")", null));
         }
     }
@@ -544,6 +563,12 @@ final class ClientConnection implements RpmaClientConnection, RpmaEventLoop.IoHa
         }
         this.client.observer().reconnectScheduled(this.settings.name(), this.failuresInARow, delay);
         this.timer = this.loop.schedule(this::open, delay);
+    }
+
+    /** The server of the current or last attempt ({@code address:port}), for the messages of its failures. */
+    String server() {
+        RpmaServerAddress server = this.target;
+        return (server != null) ? server.toString() : this.settings.server();
     }
 
     static RpmaClientObserver.Outcome outcomeOf(RpmaClientException failure) {

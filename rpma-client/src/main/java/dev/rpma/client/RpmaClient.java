@@ -29,7 +29,8 @@ import dev.rpma.server.RpmaProtocolException;
 import dev.rpma.server.loop.RpmaEventLoopGroup;
 
 /**
- * A client of one RDMA server: a pool of connections on event loops of its own, framed requests whose
+ * A client of one RDMA server (or of the instances of one service, chosen per connection attempt by an
+ * {@link RpmaServerLocator}): a pool of connections on event loops of its own, framed requests whose
  * replies are correlated by request id (many in flight per connection, within the server's credits),
  * raw messages for servers with a protocol of their own, and one-sided access through
  * {@link #connection()}. Built with {@link #builder(Rpma)}; thread-safe.
@@ -51,7 +52,11 @@ public final class RpmaClient implements AutoCloseable {
 
     private final Rpma rpma;
 
-    private final RpmaPeer peer;
+    /**
+     * Opened by {@link #start} for a client of one address, so that a missing device fails the build;
+     * for a client of located servers, by the first connection attempt ({@link #peer(String)}).
+     */
+    private volatile @Nullable RpmaPeer peer;
 
     private final RpmaClientSettings settings;
 
@@ -71,7 +76,7 @@ public final class RpmaClient implements AutoCloseable {
 
     private final AtomicLong reconnects = new AtomicLong();
 
-    private RpmaClient(Rpma rpma, RpmaPeer peer, RpmaClientSettings settings, RpmaClientObserver observer,
+    private RpmaClient(Rpma rpma, @Nullable RpmaPeer peer, RpmaClientSettings settings, RpmaClientObserver observer,
             @Nullable RpmaClientMessageListener listener) {
         this.rpma = rpma;
         this.peer = peer;
@@ -95,13 +100,16 @@ public final class RpmaClient implements AutoCloseable {
 
     static RpmaClient start(Rpma rpma, RpmaClientSettings settings, RpmaClientObserver observer,
             @Nullable RpmaClientMessageListener listener) {
-        RpmaPeer peer = rpma.openPeer(settings.address(), PeerRole.CLIENT);
+        RpmaPeer peer = (settings.servers() instanceof FixedServerLocator fixed)
+                ? rpma.openPeer(fixed.server().address(), PeerRole.CLIENT) : null;
         RpmaClient client;
         try {
             client = new RpmaClient(rpma, peer, settings, observer, listener);
         }
         catch (RuntimeException ex) {
-            peer.close();
+            if (peer != null) {
+                peer.close();
+            }
             throw ex;
         }
         client.loops.start();
@@ -116,7 +124,7 @@ public final class RpmaClient implements AutoCloseable {
         return this.settings.name();
     }
 
-    /** {@code address:port} of the server. */
+    /** {@code address:port} of the server, or what its {@link RpmaServerLocator} calls its servers. */
     public String server() {
         return this.settings.server();
     }
@@ -264,7 +272,10 @@ public final class RpmaClient implements AutoCloseable {
                     + " exit", name());
             return;
         }
-        this.peer.close();
+        RpmaPeer opened = this.peer;
+        if (opened != null) {
+            opened.close();
+        }
     }
 
     // ---------------------------------------------------------------- for the connections
@@ -273,8 +284,24 @@ public final class RpmaClient implements AutoCloseable {
         return this.rpma;
     }
 
-    RpmaPeer peer() {
-        return this.peer;
+    /**
+     * The client's peer; the first call of a client of located servers opens it on the RDMA device that
+     * routes to {@code address}.
+     *
+     * @throws dev.rpma.binding.RpmaException when no RDMA device routes to it
+     */
+    RpmaPeer peer(String address) {
+        RpmaPeer opened = this.peer;
+        if (opened == null) {
+            synchronized (this) {
+                opened = this.peer;
+                if (opened == null) {
+                    opened = this.rpma.openPeer(address, PeerRole.CLIENT);
+                    this.peer = opened;
+                }
+            }
+        }
+        return opened;
     }
 
     RpmaClientObserver observer() {
@@ -294,7 +321,8 @@ public final class RpmaClient implements AutoCloseable {
     }
 
     void established(ClientConnection connection) {
-        logger.debug("Connection {} of RPMA client '{}' to {} is established", connection.index(), name(), server());
+        logger.debug("Connection {} of RPMA client '{}' to {} is established", connection.index(), name(),
+                connection.server());
     }
 
     /**

@@ -12,7 +12,10 @@ import dev.rpma.server.RpmaMessageCodec;
 import dev.rpma.server.RpmaStringCodec;
 import dev.rpma.server.RpmaWireMode;
 
-/** Builds an {@link RpmaClient}; every setting has a default but the address and port. Not thread-safe. */
+/**
+ * Builds an {@link RpmaClient}; every setting has a default but where the server is: an address and a
+ * port, or a {@link RpmaServerLocator} for many instances. Not thread-safe.
+ */
 public final class RpmaClientBuilder {
 
     private final Rpma rpma;
@@ -22,6 +25,8 @@ public final class RpmaClientBuilder {
     private @Nullable String address;
 
     private int port = -1;
+
+    private @Nullable RpmaServerLocator servers;
 
     private byte[] privateData = new byte[0];
 
@@ -71,15 +76,25 @@ public final class RpmaClientBuilder {
         return this;
     }
 
-    /** The server's IP address, reachable over RDMA (required). */
+    /** The server's IP address, reachable over RDMA (this or {@link #servers}). */
     public RpmaClientBuilder address(String address) {
         this.address = address;
         return this;
     }
 
-    /** The server's port (required). */
+    /** The server's port (required with {@link #address}). */
     public RpmaClientBuilder port(int port) {
         this.port = port;
+        return this;
+    }
+
+    /**
+     * The servers, chosen by {@code locator} before each connection attempt, in place of
+     * {@link #address} and {@link #port}. The client's peer is then opened at the first attempt, on the
+     * RDMA device that routes to the first server: every server must be reachable through that device.
+     */
+    public RpmaClientBuilder servers(RpmaServerLocator locator) {
+        this.servers = locator;
         return this;
     }
 
@@ -191,14 +206,21 @@ public final class RpmaClientBuilder {
      * Opens the client's peer on the device that routes to the address, starts its event loops and its
      * connections, and returns without waiting for them: requests made meanwhile wait for a connection.
      *
-     * @throws IllegalArgumentException when a setting is out of range
+     * @throws IllegalArgumentException when a setting is out of range, or both or neither of an address
+     *     and a locator are set
      * @throws dev.rpma.binding.RpmaException when no RDMA device serves the address
      */
     public RpmaClient build() {
-        if (this.address == null || this.address.isBlank()) {
-            throw new IllegalArgumentException("An RpmaClient needs the server's address");
+        boolean hasAddress = this.address != null && !this.address.isBlank();
+        if (hasAddress == (this.servers != null)) {
+            throw new IllegalArgumentException("An RpmaClient needs either the server's address or a locator of its"
+                    + " servers, " + (hasAddress ? "not both" : "got neither"));
         }
-        check(this.port >= 1 && this.port <= 65535, "port must be 1 to 65535, got " + this.port);
+        RpmaServerLocator locator = this.servers;
+        if (locator == null) {
+            check(this.port >= 1 && this.port <= 65535, "port must be 1 to 65535, got " + this.port);
+            locator = new FixedServerLocator(new RpmaServerAddress(this.address, this.port));
+        }
         check(this.privateData.length <= RpmaConnectionRequest.MAX_CONNECT_PRIVATE_DATA, "private data is at most "
                 + RpmaConnectionRequest.MAX_CONNECT_PRIVATE_DATA + " bytes over RoCE/InfiniBand, got " + this.privateData.length);
         check(this.poolSize >= 1, "pool-size must be at least 1, got " + this.poolSize);
@@ -212,7 +234,7 @@ public final class RpmaClientBuilder {
         check(positive(this.connectTimeout) && positive(this.requestTimeout), "the timeouts must be positive");
         List<RpmaMessageCodec> allCodecs = new ArrayList<>(this.codecs);
         allCodecs.add(new RpmaStringCodec());
-        RpmaClientSettings settings = new RpmaClientSettings(this.name, this.address, this.port, this.privateData,
+        RpmaClientSettings settings = new RpmaClientSettings(this.name, locator, this.privateData,
                 this.poolSize, this.connectTimeout, this.requestTimeout, this.receiveSlots, this.sendSlots,
                 this.maxMessageSize, this.mode, this.rawWindow, this.oneSidedDepth,
                 new Backoff(this.initialBackoff, this.maxBackoff, this.backoffMultiplier), this.maxRetries, this.eventLoops,

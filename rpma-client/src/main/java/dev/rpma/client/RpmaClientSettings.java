@@ -7,14 +7,14 @@ import dev.rpma.server.RpmaMessageCodec;
 import dev.rpma.server.RpmaWireMode;
 
 /** What an {@link RpmaClient} was built with; checked by {@link RpmaClientBuilder#build()}. */
-record RpmaClientSettings(String name, String address, int port, byte[] privateData, int poolSize,
+record RpmaClientSettings(String name, RpmaServerLocator servers, byte[] privateData, int poolSize,
         Duration connectTimeout, Duration requestTimeout, int receiveSlots, int sendSlots, int maxMessageSize,
         RpmaWireMode mode, int rawWindow, int oneSidedDepth, Backoff backoff, int maxRetries, int eventLoops,
         Duration busyPoll, List<RpmaMessageCodec> codecs) {
 
-    /** {@code address:port}, for messages. */
+    /** {@code address:port}, or what the locator calls its servers, for messages. */
     String server() {
-        return this.address + ":" + this.port;
+        return this.servers.toString();
     }
 
     boolean framed() {

@@ -34,9 +34,10 @@ public final class RpmaClientAutoConfiguration {
     @ConditionalOnMissingBean
     RpmaClients rpmaClients(ObjectProvider<Rpma> rpma, ObjectProvider<RpmaMessageCodec> codecs,
             ObjectProvider<RpmaClientObserver> observer, ObjectProvider<RpmaClients.Listener> listeners,
-            RpmaClientProperties properties) {
+            ObjectProvider<RpmaServiceDiscovery> discovery, RpmaClientProperties properties) {
         return new RpmaClients(() -> rpma.getIfAvailable(Rpma::get), codecs.orderedStream().toList(),
-                observer.getIfUnique(() -> RpmaClientObserver.NONE), properties, listeners.orderedStream().toList());
+                observer.getIfUnique(() -> RpmaClientObserver.NONE), properties, listeners.orderedStream().toList(),
+                discovery.getIfUnique());
     }
 
     @Configuration(proxyBeanMethods = false)

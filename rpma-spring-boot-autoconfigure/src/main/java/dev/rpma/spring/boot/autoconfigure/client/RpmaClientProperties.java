@@ -7,9 +7,11 @@ import java.util.Map;
 
 import org.jspecify.annotations.Nullable;
 import org.springframework.boot.context.properties.ConfigurationProperties;
+import org.springframework.util.StringUtils;
 
 import dev.rpma.client.RpmaClientBuilder;
 import dev.rpma.server.RpmaWireMode;
+import dev.rpma.spring.boot.autoconfigure.InvalidRpmaPropertyException;
 
 /**
  * RDMA clients: one {@code RpmaClient} bean per server under {@code rpma.client.servers.<name>}.
@@ -27,14 +29,23 @@ public class RpmaClientProperties {
         return this.servers;
     }
 
-    /** One server's client: where it is, its pool, its timeouts, its slots and its back-off. */
+    /** One server's client: where it is (an address, or a service id), its pool, its timeouts, its slots and its back-off. */
     public static class Server {
 
-        /** IP address of the server, reachable over RDMA (required). */
+        /** IP address of the server, reachable over RDMA; either this or service-id. */
         private @Nullable String address;
 
         /** Port of the server's endpoint. */
         private int port = 7204;
+
+        /**
+         * Service id of the servers in the service registry (Spring Cloud DiscoveryClient), in place of address
+         * and port: the connections spread over its instances that publish the endpoint.
+         */
+        private @Nullable String serviceId;
+
+        /** With service-id: the servers' endpoint whose address and port the instances publish in their metadata. */
+        private String endpoint = "default";
 
         /** Private data of each connection request, as UTF-8 text (at most 56 bytes). */
         private String privateData = "";
@@ -84,13 +95,28 @@ public class RpmaClientProperties {
         /** How long a loop keeps polling after work before it sleeps; 0 sleeps at once. */
         private Duration busyPoll = Duration.ZERO;
 
-        /** Applies these settings to {@code builder}. */
+        /**
+         * Applies these settings to {@code builder}: all but service-id, whose servers only a
+         * {@link RpmaServiceDiscovery} finds.
+         *
+         * @throws InvalidRpmaPropertyException when both or neither of address and service-id are set
+         */
         public RpmaClientBuilder applyTo(RpmaClientBuilder builder, String name) {
-            if (this.address == null || this.address.isBlank()) {
-                throw new IllegalArgumentException("rpma.client.servers." + name + ".address is not set: the IP address"
-                        + " of the server, reachable over RDMA");
+            String prefix = "rpma.client.servers." + name;
+            boolean located = StringUtils.hasText(this.serviceId);
+            if (StringUtils.hasText(this.address) == located) {
+                throw located ? new InvalidRpmaPropertyException(prefix + ".service-id", this.serviceId,
+                        "is set together with " + prefix + ".address (" + this.address + "); a client calls either one"
+                                + " address or the instances of a service",
+                        "Remove " + prefix + ".address or " + prefix + ".service-id")
+                        : new InvalidRpmaPropertyException(prefix + ".address", null, "is not set, nor is "
+                                + prefix + ".service-id: set the IP address of the server, reachable over RDMA, or the"
+                                + " service id of its instances in the service registry");
             }
-            return builder.name(name).address(this.address).port(this.port)
+            if (!located) {
+                builder.address(this.address).port(this.port);
+            }
+            return builder.name(name)
                 .privateData(this.privateData.getBytes(StandardCharsets.UTF_8)).poolSize(this.poolSize)
                 .connectTimeout(this.connectTimeout).requestTimeout(this.requestTimeout).receiveSlots(this.receiveSlots)
                 .sendSlots(this.sendSlots).maxMessageSize(this.maxMessageSize).mode(this.mode).rawWindow(this.rawWindow)
@@ -105,6 +131,22 @@ public class RpmaClientProperties {
 
         public void setAddress(@Nullable String address) {
             this.address = address;
+        }
+
+        public @Nullable String getServiceId() {
+            return this.serviceId;
+        }
+
+        public void setServiceId(@Nullable String serviceId) {
+            this.serviceId = serviceId;
+        }
+
+        public String getEndpoint() {
+            return this.endpoint;
+        }
+
+        public void setEndpoint(String endpoint) {
+            this.endpoint = endpoint;
         }
 
         public int getPort() {

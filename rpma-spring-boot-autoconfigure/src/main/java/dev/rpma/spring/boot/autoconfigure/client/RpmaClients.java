@@ -3,11 +3,14 @@ package dev.rpma.spring.boot.autoconfigure.client;
 import java.util.List;
 import java.util.function.Supplier;
 
+import org.jspecify.annotations.Nullable;
+
 import dev.rpma.binding.Rpma;
 import dev.rpma.client.RpmaClient;
 import dev.rpma.client.RpmaClientBuilder;
 import dev.rpma.client.RpmaClientObserver;
 import dev.rpma.server.RpmaMessageCodec;
+import dev.rpma.spring.boot.autoconfigure.InvalidRpmaPropertyException;
 
 /**
  * Makes RDMA clients with the application's librpma, codecs and metrics: the configured servers'
@@ -27,6 +30,8 @@ public final class RpmaClients {
 
     private final List<Listener> listeners;
 
+    private final @Nullable RpmaServiceDiscovery discovery;
+
     /** Told of each client {@link #create} makes (metrics bind its gauges). */
     @FunctionalInterface
     public interface Listener {
@@ -34,13 +39,18 @@ public final class RpmaClients {
         void created(RpmaClient client);
     }
 
+    /**
+     * @param discovery finds the servers of the clients configured with a service id; {@code null}
+     *     without Spring Cloud Commons, and such clients fail to be made
+     */
     public RpmaClients(Supplier<Rpma> rpma, List<RpmaMessageCodec> codecs, RpmaClientObserver observer,
-            RpmaClientProperties properties, List<Listener> listeners) {
+            RpmaClientProperties properties, List<Listener> listeners, @Nullable RpmaServiceDiscovery discovery) {
         this.rpma = rpma;
         this.codecs = List.copyOf(codecs);
         this.observer = observer;
         this.properties = properties;
         this.listeners = List.copyOf(listeners);
+        this.discovery = discovery;
     }
 
     /** A builder for a client named {@code name}, with the application's codecs and metrics. */
@@ -60,7 +70,18 @@ public final class RpmaClients {
             throw new IllegalArgumentException("No server '" + name + "' under rpma.client.servers; configured: "
                     + this.properties.getServers().keySet());
         }
-        RpmaClient client = server.applyTo(builder(name), name).build();
+        RpmaClientBuilder builder = server.applyTo(builder(name), name);
+        String serviceId = server.getServiceId();
+        if (serviceId != null && !serviceId.isBlank()) {
+            if (this.discovery == null) {
+                throw new InvalidRpmaPropertyException("rpma.client.servers." + name + ".service-id", serviceId,
+                        "needs a service registry client, and Spring Cloud Commons is not on the class path",
+                        "Add Spring Cloud Commons and a DiscoveryClient (org.springframework.cloud:spring-cloud-commons"
+                                + " with the registry's starter), or set rpma.client.servers." + name + ".address");
+            }
+            builder.servers(this.discovery.locator(serviceId, server.getEndpoint(), server.getConnectTimeout()));
+        }
+        RpmaClient client = builder.build();
         this.listeners.forEach((listener) -> listener.created(client));
         return client;
     }
