@@ -96,7 +96,7 @@ final class ClientDataPath implements RpmaEventLoop.BusyPoller, RpmaEventLoop.Io
         this.settings = settings;
         this.slots = slots;
         this.loop = loop;
-        this.framing = settings.framed() ? new RpmaFraming(settings.maxMessageSize(), settings.receiveSlots()) : null;
+        this.framing = settings.framed() ? new RpmaFraming(settings.maxMessageSize(), settings.receiveSlots(), false) : null;
         this.allSends = (settings.sendSlots() == 64) ? -1L : (1L << settings.sendSlots()) - 1;
         this.freeSends = this.allSends;
         this.operations = new OneSidedOperation[settings.oneSidedDepth()];
