@@ -188,8 +188,15 @@ final class ClientDataPath implements RpmaEventLoop.BusyPoller, RpmaEventLoop.Io
             }
             frame.put(RpmaFraming.HEADER_SIZE, request.payload);
             frame.put(RpmaFraming.HEADER_SIZE + request.payload.length, request.route);
-            this.framing.writeHeader(frame, type, request.payload.length, id, request.route.length);
             length = RpmaFraming.HEADER_SIZE + request.payload.length + request.route.length;
+            // only to a server that said it takes one; an unobserved request asks nothing
+            byte[] traceParent = (request.observed != null && this.framing.peerTakesTraceContext())
+                    ? request.observed.traceParent() : null;
+            if (traceParent != null) {
+                frame.put(length, traceParent);
+                length += traceParent.length;
+            }
+            this.framing.writeHeader(frame, type, request.payload.length, id, request.route.length, traceParent != null);
         }
         else {
             frame.put(0, request.payload);

@@ -7,10 +7,11 @@ import dev.rpma.binding.Rpma;
 import dev.rpma.client.RpmaClient;
 import dev.rpma.client.RpmaClientBuilder;
 import dev.rpma.client.RpmaClientObserver;
+import dev.rpma.client.RpmaRequestObserver;
 import dev.rpma.server.RpmaMessageCodec;
 
 /**
- * Makes RDMA clients with the application's librpma, codecs and metrics: the configured servers'
+ * Makes RDMA clients with the application's librpma, codecs, metrics and observations: the configured servers'
  * ({@code rpma.client.servers.<name>}, made as beans), and servers known only at run time
  * ({@link #builder(String)}; the caller closes those).
  */
@@ -22,6 +23,8 @@ public final class RpmaClients {
     private final List<RpmaMessageCodec> codecs;
 
     private final RpmaClientObserver observer;
+
+    private final RpmaRequestObserver requestObserver;
 
     private final RpmaClientProperties properties;
 
@@ -35,17 +38,19 @@ public final class RpmaClients {
     }
 
     public RpmaClients(Supplier<Rpma> rpma, List<RpmaMessageCodec> codecs, RpmaClientObserver observer,
-            RpmaClientProperties properties, List<Listener> listeners) {
+            RpmaRequestObserver requestObserver, RpmaClientProperties properties, List<Listener> listeners) {
         this.rpma = rpma;
         this.codecs = List.copyOf(codecs);
         this.observer = observer;
+        this.requestObserver = requestObserver;
         this.properties = properties;
         this.listeners = List.copyOf(listeners);
     }
 
-    /** A builder for a client named {@code name}, with the application's codecs and metrics. */
+    /** A builder for a client named {@code name}, with the application's codecs, metrics and observations. */
     public RpmaClientBuilder builder(String name) {
-        RpmaClientBuilder builder = RpmaClient.builder(this.rpma.get()).name(name).observer(this.observer);
+        RpmaClientBuilder builder = RpmaClient.builder(this.rpma.get()).name(name).observer(this.observer)
+            .requestObserver(this.requestObserver);
         this.codecs.forEach(builder::codec);
         return builder;
     }
