@@ -433,7 +433,7 @@ final class ClientConnection implements RpmaClientConnection, RpmaEventLoop.IoHa
         if (counted != null) {
             counted.load.decrementAndGet();
         }
-        this.client.observer().requestCompleted(this.settings.name(), outcome, System.nanoTime() - request.startNanos);
+        this.client.completed(request, outcome, failure);
         if (failure != null) {
             request.future.completeExceptionally(failure);
         }

@@ -96,7 +96,7 @@ final class ClientDataPath implements RpmaEventLoop.BusyPoller, RpmaEventLoop.Io
         this.settings = settings;
         this.slots = slots;
         this.loop = loop;
-        this.framing = settings.framed() ? new RpmaFraming(settings.maxMessageSize(), settings.receiveSlots()) : null;
+        this.framing = settings.framed() ? new RpmaFraming(settings.maxMessageSize(), settings.receiveSlots(), false) : null;
         this.allSends = (settings.sendSlots() == 64) ? -1L : (1L << settings.sendSlots()) - 1;
         this.freeSends = this.allSends;
         this.operations = new OneSidedOperation[settings.oneSidedDepth()];
@@ -188,8 +188,15 @@ final class ClientDataPath implements RpmaEventLoop.BusyPoller, RpmaEventLoop.Io
             }
             frame.put(RpmaFraming.HEADER_SIZE, request.payload);
             frame.put(RpmaFraming.HEADER_SIZE + request.payload.length, request.route);
-            this.framing.writeHeader(frame, type, request.payload.length, id, request.route.length);
             length = RpmaFraming.HEADER_SIZE + request.payload.length + request.route.length;
+            // only to a server that said it takes one; an unobserved request asks nothing
+            byte[] traceParent = (request.observed != null && this.framing.peerTakesTraceContext())
+                    ? request.observed.traceParent() : null;
+            if (traceParent != null) {
+                frame.put(length, traceParent);
+                length += traceParent.length;
+            }
+            this.framing.writeHeader(frame, type, request.payload.length, id, request.route.length, traceParent != null);
         }
         else {
             frame.put(0, request.payload);

@@ -43,6 +43,9 @@ final class PendingRequest {
 
     final long deadlineNanos;
 
+    /** Its observation ({@link RpmaRequestObserver}), or {@code null}. */
+    final RpmaRequestObserver.@Nullable Observed observed;
+
     final CompletableFuture<byte[]> future = new CompletableFuture<>();
 
     /** The connection it is counted on ({@link ClientConnection#load}). */
@@ -59,7 +62,8 @@ final class PendingRequest {
     /** Its outcome was recorded (the future may be done earlier: cancelled by the caller). */
     boolean finished;
 
-    PendingRequest(Kind kind, byte[] route, String routeText, byte[] payload, boolean idempotent, Duration timeout) {
+    PendingRequest(Kind kind, byte[] route, String routeText, byte[] payload, boolean idempotent, Duration timeout,
+            RpmaRequestObserver.@Nullable Observed observed) {
         this.kind = kind;
         this.route = route;
         this.routeText = routeText;
@@ -68,6 +72,7 @@ final class PendingRequest {
         this.timeout = timeout;
         this.startNanos = System.nanoTime();
         this.deadlineNanos = this.startNanos + timeout.toNanos();
+        this.observed = observed;
     }
 
     /** What it is, for messages. */

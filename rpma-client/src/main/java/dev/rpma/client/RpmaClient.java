@@ -62,6 +62,8 @@ public final class RpmaClient implements AutoCloseable {
 
     private final RpmaClientObserver observer;
 
+    private final RpmaRequestObserver requestObserver;
+
     private final @Nullable RpmaClientMessageListener listener;
 
     private final RpmaEventLoopGroup loops;
@@ -77,11 +79,12 @@ public final class RpmaClient implements AutoCloseable {
     private final AtomicLong reconnects = new AtomicLong();
 
     private RpmaClient(Rpma rpma, @Nullable RpmaPeer peer, RpmaClientSettings settings, RpmaClientObserver observer,
-            @Nullable RpmaClientMessageListener listener) {
+            RpmaRequestObserver requestObserver, @Nullable RpmaClientMessageListener listener) {
         this.rpma = rpma;
         this.peer = peer;
         this.settings = settings;
         this.observer = observer;
+        this.requestObserver = requestObserver;
         this.listener = listener;
         this.loops = new RpmaEventLoopGroup(settings.eventLoops(), "rpma-client-" + settings.name() + "-",
                 settings.busyPoll());
@@ -99,12 +102,12 @@ public final class RpmaClient implements AutoCloseable {
     }
 
     static RpmaClient start(Rpma rpma, RpmaClientSettings settings, RpmaClientObserver observer,
-            @Nullable RpmaClientMessageListener listener) {
+            RpmaRequestObserver requestObserver, @Nullable RpmaClientMessageListener listener) {
         RpmaPeer peer = (settings.servers() instanceof FixedServerLocator fixed)
                 ? rpma.openPeer(fixed.server().address(), PeerRole.CLIENT) : null;
         RpmaClient client;
         try {
-            client = new RpmaClient(rpma, peer, settings, observer, listener);
+            client = new RpmaClient(rpma, peer, settings, observer, requestObserver, listener);
         }
         catch (RuntimeException ex) {
             if (peer != null) {
@@ -308,6 +311,14 @@ public final class RpmaClient implements AutoCloseable {
         return this.observer;
     }
 
+    /** {@code request} ended: reported to the observer, its observation stopped; once per request. */
+    void completed(PendingRequest request, RpmaClientObserver.Outcome outcome, @Nullable Throwable failure) {
+        this.observer.requestCompleted(name(), server(), request.routeText, outcome, System.nanoTime() - request.startNanos);
+        if (request.observed != null) {
+            request.observed.stop(outcome, failure);
+        }
+    }
+
     @Nullable RpmaClientMessageListener messageListener() {
         return this.listener;
     }
@@ -368,7 +379,7 @@ public final class RpmaClient implements AutoCloseable {
         if (target == null) {
             RpmaClientException failure = this.closing.get() ? new RpmaClientClosedException(server())
                     : failureWithoutConnection();
-            this.observer.requestCompleted(name(), ClientConnection.outcomeOf(failure), 0);
+            completed(request, ClientConnection.outcomeOf(failure), failure);
             request.future.completeExceptionally(failure);
             return request.future;
         }
@@ -377,7 +388,9 @@ public final class RpmaClient implements AutoCloseable {
         ClientConnection chosen = target;
         if (!chosen.loop.tryExecute(() -> chosen.submit(request))) {
             chosen.load.decrementAndGet();
-            request.future.completeExceptionally(new RpmaClientClosedException(server()));
+            RpmaClientClosedException closed = new RpmaClientClosedException(server());
+            completed(request, RpmaClientObserver.Outcome.CLOSED, closed);
+            request.future.completeExceptionally(closed);
         }
         return request.future;
     }
@@ -428,7 +441,8 @@ public final class RpmaClient implements AutoCloseable {
         }
         checkPayload(payload);
         Duration timeout = (options.timeout() != null) ? options.timeout() : this.settings.requestTimeout();
-        return new PendingRequest(kind, routeBytes, route, payload.clone(), options.idempotent(), timeout);
+        return new PendingRequest(kind, routeBytes, route, payload.clone(), options.idempotent(), timeout,
+                this.requestObserver.start(name(), server(), route));
     }
 
     private PendingRequest raw(PendingRequest.Kind kind, byte[] payload) {
@@ -437,7 +451,8 @@ public final class RpmaClient implements AutoCloseable {
             throw new IllegalArgumentException("An empty message cannot be sent in raw mode: the server would see a"
                     + " receive of 0 bytes");
         }
-        return new PendingRequest(kind, new byte[0], "", payload.clone(), false, this.settings.requestTimeout());
+        return new PendingRequest(kind, new byte[0], "", payload.clone(), false, this.settings.requestTimeout(),
+                this.requestObserver.start(name(), server(), ""));
     }
 
     private void checkPayload(byte[] payload) {

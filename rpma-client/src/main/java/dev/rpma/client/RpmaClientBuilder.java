@@ -64,6 +64,8 @@ public final class RpmaClientBuilder {
 
     private RpmaClientObserver observer = RpmaClientObserver.NONE;
 
+    private RpmaRequestObserver requestObserver = RpmaRequestObserver.NONE;
+
     private @Nullable RpmaClientMessageListener messageListener;
 
     RpmaClientBuilder(Rpma rpma) {
@@ -196,6 +198,12 @@ public final class RpmaClientBuilder {
         return this;
     }
 
+    /** Observes each request and gives the trace context its frame carries (default nothing). */
+    public RpmaClientBuilder requestObserver(RpmaRequestObserver requestObserver) {
+        this.requestObserver = requestObserver;
+        return this;
+    }
+
     /** Gets the messages no request waits for: framed MESSAGE frames, raw messages without an exchange. */
     public RpmaClientBuilder messageListener(RpmaClientMessageListener listener) {
         this.messageListener = listener;
@@ -239,7 +247,7 @@ public final class RpmaClientBuilder {
                 this.maxMessageSize, this.mode, this.rawWindow, this.oneSidedDepth,
                 new Backoff(this.initialBackoff, this.maxBackoff, this.backoffMultiplier), this.maxRetries, this.eventLoops,
                 this.busyPoll, List.copyOf(allCodecs));
-        return RpmaClient.start(this.rpma, settings, this.observer, this.messageListener);
+        return RpmaClient.start(this.rpma, settings, this.observer, this.requestObserver, this.messageListener);
     }
 
     private static boolean positive(Duration duration) {

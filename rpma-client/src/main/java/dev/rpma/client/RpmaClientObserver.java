@@ -12,7 +12,7 @@ public interface RpmaClientObserver {
     RpmaClientObserver NONE = new RpmaClientObserver() {
     };
 
-    /** How a request (or one-sided operation) ended. */
+    /** How a request ended. */
     enum Outcome {
         SUCCESS, REMOTE_ERROR, TIMEOUT, LOST, REJECTED, UNREACHABLE, CLOSED, FAILED;
 
@@ -22,8 +22,13 @@ public interface RpmaClientObserver {
         }
     }
 
-    /** A request ended, {@code nanos} after it was made. */
-    default void requestCompleted(String client, Outcome outcome, long nanos) {
+    /**
+     * A request, message or exchange ended, {@code nanos} after it was made.
+     *
+     * @param server {@code address:port} of the server
+     * @param route its route; empty in raw mode
+     */
+    default void requestCompleted(String client, String server, String route, Outcome outcome, long nanos) {
     }
 
     /** A pooled connection moved to {@code state}. */

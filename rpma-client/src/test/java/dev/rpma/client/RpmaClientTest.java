@@ -86,6 +86,7 @@ class RpmaClientTest {
         assertThat(reply.get(10, TimeUnit.SECONDS)).isEqualTo("created 1");
         assertThat(this.client.inFlight()).isZero();
         assertThat(this.recorder.outcomes).containsExactly(RpmaClientObserver.Outcome.SUCCESS);
+        assertThat(this.recorder.requests).containsExactly("198.18.0.1:7204 orders.create");
     }
 
     @Test
@@ -340,6 +341,9 @@ class RpmaClientTest {
 
         final List<Outcome> outcomes = new CopyOnWriteArrayList<>();
 
+        /** {@code server route} of each request that ended. */
+        final List<String> requests = new CopyOnWriteArrayList<>();
+
         final List<Duration> delays = new CopyOnWriteArrayList<>();
 
         final List<Integer> attempts = new CopyOnWriteArrayList<>();
@@ -347,8 +351,9 @@ class RpmaClientTest {
         final AtomicInteger lateReplies = new AtomicInteger();
 
         @Override
-        public void requestCompleted(String client, Outcome outcome, long nanos) {
+        public void requestCompleted(String client, String server, String route, Outcome outcome, long nanos) {
             this.outcomes.add(outcome);
+            this.requests.add(server + " " + route);
         }
 
         @Override

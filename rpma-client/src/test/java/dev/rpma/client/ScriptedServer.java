@@ -28,10 +28,19 @@ final class ScriptedServer {
         return this.connection;
     }
 
-    /** The server's HELLO: it has 8 receives, one of which the client assumed. */
+    /** The server's HELLO: it has 8 receives, one of which the client assumed; it takes no trace context. */
     ScriptedServer hello() {
         this.connection.deliver(frame(RpmaFraming.HELLO, 7, 0,
                 ByteBuffer.allocate(4).order(ByteOrder.LITTLE_ENDIAN).putInt(64).array(), ""));
+        return this;
+    }
+
+    /** {@link #hello()}, saying that the server takes a trace context. */
+    ScriptedServer tracingHello() {
+        byte[] hello = frame(RpmaFraming.HELLO, 7, 0,
+                ByteBuffer.allocate(4).order(ByteOrder.LITTLE_ENDIAN).putInt(64).array(), "");
+        hello[6] = RpmaFraming.TRACE_CONTEXT;
+        this.connection.deliver(hello);
         return this;
     }
 
@@ -77,8 +86,13 @@ final class ScriptedServer {
         return frame.array();
     }
 
-    /** One frame as the server received it. */
-    record Frame(int type, int credits, int requestId, byte[] payload, String route) {
+    /**
+     * One frame as the server received it.
+     *
+     * @param flags the header's byte 6
+     * @param traceParent what follows the route: the trace context, {@code null} when the frame ends there
+     */
+    record Frame(int type, int credits, int flags, int requestId, byte[] payload, String route, String traceParent) {
 
         static Frame of(byte[] bytes) {
             ByteBuffer frame = ByteBuffer.wrap(bytes).order(ByteOrder.LITTLE_ENDIAN);
@@ -88,8 +102,11 @@ final class ScriptedServer {
             frame.get(RpmaFraming.HEADER_SIZE, payload);
             byte[] route = new byte[routeLength];
             frame.get(RpmaFraming.HEADER_SIZE + payloadLength, route);
-            return new Frame(frame.get(2), frame.getShort(4) & 0xFFFF, frame.getInt(8), payload,
-                    new String(route, StandardCharsets.UTF_8));
+            int end = RpmaFraming.HEADER_SIZE + payloadLength + routeLength;
+            String traceParent = (bytes.length > end)
+                    ? new String(bytes, end, bytes.length - end, StandardCharsets.US_ASCII) : null;
+            return new Frame(frame.get(2), frame.getShort(4) & 0xFFFF, frame.get(6), frame.getInt(8), payload,
+                    new String(route, StandardCharsets.UTF_8), traceParent);
         }
     }
 }

@@ -41,8 +41,10 @@ final class FramedWire extends WireFormat {
 
     private int route;
 
+    private @Nullable String traceParent;
+
     FramedWire(int maxPayload, int receiveSlots, List<String> routes) {
-        this.framing = new RpmaFraming(maxPayload, receiveSlots);
+        this.framing = new RpmaFraming(maxPayload, receiveSlots, true);
         this.routes = routes.stream().map((route) -> route.getBytes(StandardCharsets.UTF_8)).toArray(byte[][]::new);
     }
 
@@ -76,6 +78,8 @@ final class FramedWire extends WireFormat {
                 }
                 int payloadLength = RpmaFraming.payloadLength(slot);
                 this.route = lookUp(slot, HEADER_SIZE + payloadLength, RpmaFraming.routeLength(slot));
+                // a String only for a frame that carries a trace context: untraced frames allocate nothing
+                this.traceParent = RpmaFraming.hasTraceContext(slot) ? RpmaFraming.traceParent(slot) : null;
                 slot.limit(HEADER_SIZE + payloadLength).position(HEADER_SIZE);
                 return (type == REQUEST) ? Kind.REQUEST : Kind.MESSAGE;
             }
@@ -107,9 +111,10 @@ final class FramedWire extends WireFormat {
     /** The route of the last message, for a log line when it has no handler. */
     static String routeText(ByteBuffer frame, int length) {
         int routeLength = frame.get(3) & 0xFF;
-        byte[] bytes = new byte[Math.min(routeLength, Math.max(0, length - HEADER_SIZE))];
+        int end = length - (RpmaFraming.hasTraceContext(frame) ? RpmaFraming.TRACE_CONTEXT_LENGTH : 0);
+        byte[] bytes = new byte[Math.min(routeLength, Math.max(0, end - HEADER_SIZE))];
         // the whole slot: reading the frame left its limit at the payload's end
-        frame.duplicate().clear().get(length - bytes.length, bytes);
+        frame.duplicate().clear().get(end - bytes.length, bytes);
         return new String(bytes, StandardCharsets.UTF_8);
     }
 
@@ -121,6 +126,11 @@ final class FramedWire extends WireFormat {
     @Override
     int route() {
         return this.route;
+    }
+
+    @Override
+    @Nullable String traceParent() {
+        return this.traceParent;
     }
 
     @Override

@@ -1,8 +1,11 @@
 package dev.rpma.server;
 
+import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.Callable;
+
+import org.jspecify.annotations.Nullable;
 
 import dev.rpma.binding.RpmaException;
 import dev.rpma.server.loop.RpmaEventLoop;
@@ -27,6 +30,22 @@ public interface RpmaServerObserver {
      */
     default <T> T handle(RpmaIncomingRequest request, String handlerName, Callable<T> invocation) throws Exception {
         return invocation.call();
+    }
+
+    /**
+     * Runs a message handler whose frame carried a trace context (framed mode, from a client that traces
+     * its requests): must call {@code handler.onMessage(message, session)} exactly once, on the calling
+     * thread, and return its result or throw what it threw. An observation opened here with
+     * {@code traceParent} as its remote parent makes the handler's span the child of the client's.
+     * Messages without a trace context do not come here, so untraced traffic costs nothing. Called on
+     * the thread that runs the handler (the event loop, or a message thread): never block.
+     *
+     * @param traceParent the W3C traceparent the client sent, checked to be of that format (the
+     *     client's bytes nonetheless: never log it raw)
+     */
+    default @Nullable Object handleTraced(String endpoint, RpmaMessageListener handler, String traceParent,
+            ByteBuffer message, RpmaSession session) throws Exception {
+        return handler.onMessage(message, session);
     }
 
     /** A meter source: the endpoint was created (before it starts). */

@@ -116,8 +116,12 @@ final class SessionDataPath implements RpmaEventLoop.BusyPoller {
     /** {@link RpmaMessageDispatch#POOL}: a handler of this session runs on the pool (one at a time). */
     private boolean inPool;
 
-    /** Receive slots waiting for the pool, in order: the slot index and the message's kind and request id. */
-    private final ArrayDeque<long[]> waitingForPool = new ArrayDeque<>();
+    /** Receive slots waiting for the pool, in order. */
+    private final ArrayDeque<WaitingForPool> waitingForPool = new ArrayDeque<>();
+
+    /** A message waiting for the pool: its receive slot, route and request id (-1: none), its trace context. */
+    private record WaitingForPool(int slot, int route, int reply, @Nullable String traceParent) {
+    }
 
     private boolean releaseWhenPoolReturns;
 
@@ -189,9 +193,9 @@ final class SessionDataPath implements RpmaEventLoop.BusyPoller {
             this.queued.clear();
         }
         if (this.shared != null) {
-            long[] waiting;
+            WaitingForPool waiting;
             while ((waiting = this.waitingForPool.poll()) != null) {
-                this.shared.repost((int) waiting[0]);
+                this.shared.repost(waiting.slot());
             }
         }
     }
@@ -437,8 +441,9 @@ final class SessionDataPath implements RpmaEventLoop.BusyPoller {
             return;
         }
         RpmaMessageListener handler = this.endpoint.handlers[route];
+        String traceParent = this.wire.traceParent();
         if (this.pooled) {
-            toPool(slot, route, reply);
+            toPool(slot, route, reply, traceParent);
             return;
         }
         Object result = null;
@@ -446,7 +451,7 @@ final class SessionDataPath implements RpmaEventLoop.BusyPoller {
         boolean timed = --this.sampleCountdown == 0;
         long start = timed ? System.nanoTime() : 0;
         try {
-            result = handler.onMessage(payload, this.session);
+            result = invoke(handler, payload, traceParent);
         }
         catch (RpmaProtocolException ex) {
             this.claimed = 0;
@@ -463,6 +468,18 @@ final class SessionDataPath implements RpmaEventLoop.BusyPoller {
                     failure != null);
         }
         handled(slot, handler, reply, result, failure);
+    }
+
+    /**
+     * Runs the handler; a message that carried a trace context goes through the observer, which may
+     * make its invocation the child of the client's span. Others go straight to the handler.
+     */
+    private @Nullable Object invoke(RpmaMessageListener handler, ByteBuffer payload, @Nullable String traceParent)
+            throws Exception {
+        if (traceParent == null) {
+            return handler.onMessage(payload, this.session);
+        }
+        return this.endpoint.observer.handleTraced(this.endpoint.name(), handler, traceParent, payload, this.session);
     }
 
     /** After a handler returned: its reply out of the slot, the slot posted again, the reply sent. */
@@ -553,7 +570,7 @@ final class SessionDataPath implements RpmaEventLoop.BusyPoller {
 
     // ---------------------------------------------------------------- the pool
 
-    private void toPool(int slot, int route, int reply) {
+    private void toPool(int slot, int route, int reply, @Nullable String traceParent) {
         if (this.inPool) {
             if (this.shared != null && this.waitingForPool.size() >= this.receiveSlots) {
                 // slots of the shared queue: one session must not hold them all while its handler is slow
@@ -563,13 +580,13 @@ final class SessionDataPath implements RpmaEventLoop.BusyPoller {
                 giveBack(slot);
                 return;
             }
-            this.waitingForPool.add(new long[] { slot, route, reply });
+            this.waitingForPool.add(new WaitingForPool(slot, route, reply, traceParent));
             return;
         }
-        submit(slot, route, reply);
+        submit(slot, route, reply, traceParent);
     }
 
-    private void submit(int slot, int route, int reply) {
+    private void submit(int slot, int route, int reply, @Nullable String traceParent) {
         RpmaMessageListener handler = this.endpoint.handlers[route];
         ByteBuffer payload = payload(slot);
         this.inPool = true;
@@ -582,7 +599,7 @@ final class SessionDataPath implements RpmaEventLoop.BusyPoller {
             Throwable failure = null;
             long start = timed ? System.nanoTime() : 0;
             try {
-                result = handler.onMessage(payload, this.session);
+                result = invoke(handler, payload, traceParent);
             }
             catch (Throwable ex) {
                 failure = ex;
@@ -630,9 +647,9 @@ final class SessionDataPath implements RpmaEventLoop.BusyPoller {
             return;
         }
         handled(slot, handler, reply, bytes, failure);
-        long[] next = this.waitingForPool.poll();
+        WaitingForPool next = this.waitingForPool.poll();
         if (next != null && !this.stopped) {
-            submit((int) next[0], (int) next[1], (int) next[2]);
+            submit(next.slot(), next.route(), next.reply(), next.traceParent());
         }
     }
 

@@ -40,6 +40,14 @@ abstract class WireFormat {
     /** The route of the last message read: an index into the endpoint's routes, 0 in raw mode. */
     abstract int route();
 
+    /**
+     * The W3C traceparent the last message carried (framed mode, from a client that traces), or
+     * {@code null}.
+     */
+    @Nullable String traceParent() {
+        return null;
+    }
+
     /** Whether a message (not a control frame) may be sent now, as far as the peer's receives go. */
     abstract boolean maySend();
 

@@ -5,7 +5,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
 import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
 
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -150,6 +152,45 @@ class FramedSessionTest {
         assertThat(this.harness.statistics().badMessages(RpmaEndpointStatistics.BadMessage.MALFORMED)).isEqualTo(1);
     }
 
+    @Test
+    void theServersHelloSaysItTakesATraceContext() {
+        FakeConnection client = start();
+        this.harness.await("the HELLO", () -> client.sent().size() == 1);
+        assertThat(client.sent().get(0)[6]).isEqualTo((byte) RpmaFraming.TRACE_CONTEXT);
+    }
+
+    @Test
+    void aRequestWithATraceContextIsHandledThroughTheObserverWithItsTraceParentAndOthersAreNot() {
+        tracedRequestsGoThroughTheObserver();
+    }
+
+    @Test
+    void onTheMessagePoolToo() {
+        this.harness.messages = this.harness.messages.withDispatch(RpmaMessageDispatch.POOL, 1);
+        tracedRequestsGoThroughTheObserver();
+    }
+
+    private void tracedRequestsGoThroughTheObserver() {
+        List<String> traced = new CopyOnWriteArrayList<>();
+        this.harness.observer = new RpmaServerObserver() {
+            @Override
+            public Object handleTraced(String endpoint, RpmaMessageListener handler, String traceParent,
+                    ByteBuffer message, RpmaSession session) throws Exception {
+                traced.add(traceParent);
+                return handler.onMessage(message, session);
+            }
+        };
+        String traceParent = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01";
+        FakeConnection client = start();
+        client.deliver(Frame.hello(7, 64));
+        client.deliver(Frame.request(1, "echo", "plain".getBytes(StandardCharsets.US_ASCII)));
+        client.deliver(Frame.traced(Frame.request(2, "echo", "traced".getBytes(StandardCharsets.US_ASCII)), traceParent));
+        this.harness.await("two replies", () -> answers(client).size() == 2);
+        assertThat(answers(client)).extracting((frame) -> new String(frame.payload, StandardCharsets.US_ASCII))
+            .containsExactly("plain", "traced");
+        assertThat(traced).as("only the traced request, with its traceparent").containsExactly(traceParent);
+    }
+
     /** One frame, as the test's client writes and reads them. */
     static final class Frame {
 
@@ -179,6 +220,15 @@ class FramedSessionTest {
 
         static byte[] request(int id, String route, byte[] payload) {
             return build(FramedWire.REQUEST, 0, id, payload, route);
+        }
+
+        /** {@code frame} with the trace context flag set and {@code traceParent} after its route. */
+        static byte[] traced(byte[] frame, String traceParent) {
+            byte[] traced = Arrays.copyOf(frame, frame.length + RpmaFraming.TRACE_CONTEXT_LENGTH);
+            traced[6] = RpmaFraming.TRACE_CONTEXT;
+            System.arraycopy(traceParent.getBytes(StandardCharsets.US_ASCII), 0, traced, frame.length,
+                    RpmaFraming.TRACE_CONTEXT_LENGTH);
+            return traced;
         }
 
         static byte[] credit(int credits) {

@@ -76,6 +76,65 @@ class FramedWireTest {
     }
 
     @Test
+    void aTraceContextFollowsTheRouteWhenTheFlagSaysSoAndIsReadAsTheTraceParent() {
+        FramedWire server = new FramedWire(64, 4, List.of("orders.create"));
+        String traceParent = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01";
+        ByteBuffer frame = traced(frame(FramedWire.REQUEST, 0, 9, new byte[] { 1, 2 }, "orders.create"), traceParent);
+        assertThat(frame.limit()).isEqualTo(16 + 2 + 13 + 55);
+        assertThat(server.read(frame, frame.limit())).isEqualTo(WireFormat.Kind.REQUEST);
+        assertThat(server.route()).isZero();
+        assertThat(server.traceParent()).isEqualTo(traceParent);
+        assertThat(frame.position()).as("the payload still starts at 16").isEqualTo(16);
+        assertThat(frame.remaining()).isEqualTo(2);
+        assertThat(FramedWire.routeText(frame, 16 + 2 + 13 + 55)).isEqualTo("orders.create");
+
+        ByteBuffer plain = frame(FramedWire.MESSAGE, 0, 0, new byte[] { 3 }, "orders.create");
+        server.read(plain, plain.limit());
+        assertThat(server.traceParent()).as("the last frame carried none").isNull();
+    }
+
+    @Test
+    void aTraceContextThatIsNoTraceParentIsDroppedAndALengthWithoutItIsRefused() {
+        FramedWire server = new FramedWire(64, 4, List.of("echo"));
+        ByteBuffer forged = traced(frame(FramedWire.REQUEST, 0, 1, new byte[0], "echo"),
+                "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7\n1");
+        assertThat(server.read(forged, forged.limit())).isEqualTo(WireFormat.Kind.REQUEST);
+        assertThat(server.traceParent()).as("not of the W3C format: not propagated").isNull();
+
+        ByteBuffer flagOnly = frame(FramedWire.REQUEST, 0, 2, new byte[0], "echo");
+        flagOnly.put(6, (byte) RpmaFraming.TRACE_CONTEXT);
+        assertThatThrownBy(() -> server.read(flagOnly, flagOnly.limit())).isInstanceOf(RpmaProtocolException.class)
+            .hasMessageContaining("trace context 55");
+    }
+
+    @Test
+    void onlyTheSideThatTakesTraceContextSaysSoInItsHelloAndTheOtherRefusesIt() {
+        RpmaFraming server = new RpmaFraming(64, 4, true);
+        RpmaFraming client = new RpmaFraming(64, 4, false);
+        ByteBuffer serverHello = ByteBuffer.allocate(SLOT).order(ByteOrder.LITTLE_ENDIAN);
+        ByteBuffer clientHello = ByteBuffer.allocate(SLOT).order(ByteOrder.LITTLE_ENDIAN);
+        int serverLength = server.controlFrame(serverHello, true);
+        int clientLength = client.controlFrame(clientHello, true);
+        assertThat(serverHello.get(6)).isEqualTo((byte) RpmaFraming.TRACE_CONTEXT);
+        assertThat(clientHello.get(6)).isZero();
+        assertThat(client.peerTakesTraceContext()).isFalse();
+        client.read(serverHello, serverLength);
+        server.read(clientHello, clientLength);
+        assertThat(client.peerTakesTraceContext()).isTrue();
+        assertThat(server.peerTakesTraceContext()).isFalse();
+
+        ByteBuffer message = traced(frame(FramedWire.MESSAGE, 0, 0, new byte[0], ""),
+                "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01");
+        assertThatThrownBy(() -> client.read(message, message.limit())).isInstanceOf(RpmaProtocolException.class)
+            .hasMessageContaining("did not offer");
+    }
+
+    @Test
+    void aSlotHoldsTheLargestFrameWithATraceContext() {
+        assertThat(FramedWire.slotSize(64)).isEqualTo(16 + 64 + 64 + 55);
+    }
+
+    @Test
     void theFirstFrameIsAHelloThatGrantsEveryReceiveButTheAssumedOne() {
         FramedWire side = new FramedWire(64, 8, List.of(""));
         ByteBuffer slot = ByteBuffer.allocate(SLOT).order(ByteOrder.LITTLE_ENDIAN);
@@ -220,6 +279,14 @@ class FramedWireTest {
                 }
             }
         }
+    }
+
+    /** {@code frame} with the trace context flag set and {@code traceParent} after its route. */
+    private static ByteBuffer traced(ByteBuffer frame, String traceParent) {
+        int end = frame.limit();
+        frame.limit(end + RpmaFraming.TRACE_CONTEXT_LENGTH);
+        frame.put(6, (byte) RpmaFraming.TRACE_CONTEXT).put(end, traceParent.getBytes(StandardCharsets.US_ASCII));
+        return frame;
     }
 
     private static ByteBuffer frame(int type, int credits, int requestId, byte[] payload, String route) {

@@ -14,7 +14,8 @@ import dev.rpma.spring.boot.autoconfigure.RpmaAutoConfiguration;
 import dev.rpma.server.RpmaServer;
 
 /**
- * An {@link io.micrometer.observation.Observation} around each handler invocation, opt-in with
+ * An {@link io.micrometer.observation.Observation} around each connection handler invocation and each
+ * message handler invocation whose message carried a client's trace context, opt-in with
  * {@code rpma.server.observation-enabled=true} (as spring-kafka's listener observation), when an
  * {@link ObservationRegistry} is present. With a tracer on the classpath each invocation becomes a span.
  */
@@ -28,7 +29,9 @@ public final class RpmaObservationAutoConfiguration {
     @Bean
     @ConditionalOnMissingBean
     RpmaHandlerObservations rpmaHandlerObservations(ObservationRegistry observationRegistry,
-            ObjectProvider<RpmaHandlerObservationConvention> convention) {
-        return new RpmaHandlerObservations(observationRegistry, convention.getIfUnique());
+            ObjectProvider<RpmaHandlerObservationConvention> convention,
+            ObjectProvider<RpmaMessageObservationConvention> messageConvention) {
+        return new RpmaHandlerObservations(observationRegistry, convention.getIfUnique(),
+                messageConvention.getIfUnique());
     }
 }

@@ -25,8 +25,22 @@ public class RpmaClientProperties {
      */
     private final Map<String, Server> servers = new LinkedHashMap<>();
 
+    /**
+     * Whether each request is an Observation (rpma.client.requests) when an ObservationRegistry is
+     * present; with a tracer, its trace context goes to the server in the frame header.
+     */
+    private boolean observationEnabled = true;
+
     public Map<String, Server> getServers() {
         return this.servers;
+    }
+
+    public boolean isObservationEnabled() {
+        return this.observationEnabled;
+    }
+
+    public void setObservationEnabled(boolean observationEnabled) {
+        this.observationEnabled = observationEnabled;
     }
 
     /** One server's client: where it is (an address, or a service id), its pool, its timeouts, its slots and its back-off. */

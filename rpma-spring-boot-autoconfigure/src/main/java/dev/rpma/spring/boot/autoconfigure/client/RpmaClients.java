@@ -9,11 +9,12 @@ import dev.rpma.binding.Rpma;
 import dev.rpma.client.RpmaClient;
 import dev.rpma.client.RpmaClientBuilder;
 import dev.rpma.client.RpmaClientObserver;
+import dev.rpma.client.RpmaRequestObserver;
 import dev.rpma.server.RpmaMessageCodec;
 import dev.rpma.spring.boot.autoconfigure.InvalidRpmaPropertyException;
 
 /**
- * Makes RDMA clients with the application's librpma, codecs and metrics: the configured servers'
+ * Makes RDMA clients with the application's librpma, codecs, metrics and observations: the configured servers'
  * ({@code rpma.client.servers.<name>}, made as beans), and servers known only at run time
  * ({@link #builder(String)}; the caller closes those).
  */
@@ -25,6 +26,8 @@ public final class RpmaClients {
     private final List<RpmaMessageCodec> codecs;
 
     private final RpmaClientObserver observer;
+
+    private final RpmaRequestObserver requestObserver;
 
     private final RpmaClientProperties properties;
 
@@ -44,18 +47,21 @@ public final class RpmaClients {
      *     without Spring Cloud Commons, and such clients fail to be made
      */
     public RpmaClients(Supplier<Rpma> rpma, List<RpmaMessageCodec> codecs, RpmaClientObserver observer,
-            RpmaClientProperties properties, List<Listener> listeners, @Nullable RpmaServiceDiscovery discovery) {
+            RpmaRequestObserver requestObserver, RpmaClientProperties properties, List<Listener> listeners,
+            @Nullable RpmaServiceDiscovery discovery) {
         this.rpma = rpma;
         this.codecs = List.copyOf(codecs);
         this.observer = observer;
+        this.requestObserver = requestObserver;
         this.properties = properties;
         this.listeners = List.copyOf(listeners);
         this.discovery = discovery;
     }
 
-    /** A builder for a client named {@code name}, with the application's codecs and metrics. */
+    /** A builder for a client named {@code name}, with the application's codecs, metrics and observations. */
     public RpmaClientBuilder builder(String name) {
-        RpmaClientBuilder builder = RpmaClient.builder(this.rpma.get()).name(name).observer(this.observer);
+        RpmaClientBuilder builder = RpmaClient.builder(this.rpma.get()).name(name).observer(this.observer)
+            .requestObserver(this.requestObserver);
         this.codecs.forEach(builder::codec);
         return builder;
     }

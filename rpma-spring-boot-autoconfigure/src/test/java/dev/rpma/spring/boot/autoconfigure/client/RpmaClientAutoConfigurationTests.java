@@ -1,15 +1,28 @@
 package dev.rpma.spring.boot.autoconfigure.client;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 
 import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Timer;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import io.micrometer.observation.ObservationRegistry;
+import io.micrometer.observation.tck.TestObservationRegistry;
+import io.micrometer.observation.tck.TestObservationRegistryAssert;
+import io.micrometer.prometheusmetrics.PrometheusConfig;
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.annotation.Qualifier;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.micrometer.metrics.autoconfigure.CompositeMeterRegistryAutoConfiguration;
+import org.springframework.boot.micrometer.metrics.autoconfigure.MetricsAutoConfiguration;
+import org.springframework.boot.micrometer.metrics.autoconfigure.export.prometheus.PrometheusMetricsExportAutoConfiguration;
+import org.springframework.boot.micrometer.observation.autoconfigure.ObservationAutoConfiguration;
 import org.springframework.boot.test.context.FilteredClassLoader;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 
@@ -17,6 +30,8 @@ import dev.rpma.binding.Rpma;
 import dev.rpma.binding.testing.FakeLibRpma;
 import dev.rpma.client.RpmaClient;
 import dev.rpma.client.RpmaClientConnectionState;
+import dev.rpma.client.RpmaRequestOptions;
+import dev.rpma.client.RpmaRequestTimeoutException;
 import dev.rpma.server.RpmaWireMode;
 
 /**
@@ -88,6 +103,91 @@ class RpmaClientAutoConfigurationTests {
                     .gauge().value()).isEqualTo(1.0);
                 assertThat(registry.get("rpma.client.in-flight").tags("client", "orders").gauge().value()).isZero();
             });
+    }
+
+    @Test
+    void requestsAreTimedByClientServerRouteAndOutcomeWithAHistogram() {
+        this.fake.establishOnConnect(false);
+        this.runner.withBean(PrometheusMeterRegistry.class, () -> new PrometheusMeterRegistry(PrometheusConfig.DEFAULT))
+            .withPropertyValues("rpma.client.servers.orders.address=198.18.0.1")
+            .run((context) -> {
+                assertThat(context).doesNotHaveBean(RpmaClientObservations.class);
+                timeOut(context.getBean(RpmaClient.class));
+                PrometheusMeterRegistry registry = context.getBean(PrometheusMeterRegistry.class);
+                Timer timer = registry.get("rpma.client.requests")
+                    .tags("client", "orders", "server", "198.18.0.1:7204", "route", "orders.create", "outcome", "timeout")
+                    .timer();
+                assertThat(timer.count()).isEqualTo(1);
+                assertThat(registry.find("rpma.client.requests").timers()).as("a series only for an outcome met").hasSize(1);
+                assertThat(registry.scrape()).as("a percentile histogram").contains("rpma_client_requests_seconds_bucket{"
+                        + "client=\"orders\",outcome=\"timeout\",route=\"orders.create\",server=\"198.18.0.1:7204\",le=");
+            });
+    }
+
+    @Test
+    void withAnObservationRegistryEachRequestIsObservedAndNotTimedTwice() {
+        this.fake.establishOnConnect(false);
+        TestObservationRegistry observations = TestObservationRegistry.create();
+        this.runner.withBean(MeterRegistry.class, SimpleMeterRegistry::new)
+            .withBean(ObservationRegistry.class, () -> observations)
+            .withPropertyValues("rpma.client.servers.orders.address=198.18.0.1")
+            .run((context) -> {
+                assertThat(context).hasSingleBean(RpmaClientObservations.class).hasSingleBean(RpmaClientMetrics.class);
+                timeOut(context.getBean(RpmaClient.class));
+                TestObservationRegistryAssert.assertThat(observations).hasSingleObservationThat()
+                    .hasNameEqualTo("rpma.client.requests")
+                    .hasContextualNameEqualTo("rpma orders.create")
+                    .hasLowCardinalityKeyValue("client", "orders")
+                    .hasLowCardinalityKeyValue("server", "198.18.0.1:7204")
+                    .hasLowCardinalityKeyValue("route", "orders.create")
+                    .hasLowCardinalityKeyValue("outcome", "timeout")
+                    .hasKeyValuesCount(4)
+                    .assertThatError().isInstanceOf(RpmaRequestTimeoutException.class);
+                assertThat(context.getBean(MeterRegistry.class).find("rpma.client.requests").timer())
+                    .as("Micrometer's meter handler makes it from the observation").isNull();
+            });
+    }
+
+    @Test
+    void observationsOffByPropertyLeaveTheTimingToTheMetrics() {
+        this.fake.establishOnConnect(false);
+        TestObservationRegistry observations = TestObservationRegistry.create();
+        this.runner.withBean(MeterRegistry.class, SimpleMeterRegistry::new)
+            .withBean(ObservationRegistry.class, () -> observations)
+            .withPropertyValues("rpma.client.servers.orders.address=198.18.0.1", "rpma.client.observation-enabled=false")
+            .run((context) -> {
+                assertThat(context).doesNotHaveBean(RpmaClientObservations.class);
+                timeOut(context.getBean(RpmaClient.class));
+                assertThat(observations).doesNotHaveAnyObservation();
+                assertThat(context.getBean(MeterRegistry.class).get("rpma.client.requests").timer().count()).isEqualTo(1);
+            });
+    }
+
+    @Test
+    void theTimerMadeFromTheObservationsPublishesAHistogramToPrometheus() {
+        this.fake.establishOnConnect(false);
+        new ApplicationContextRunner()
+            .withConfiguration(AutoConfigurations.of(MetricsAutoConfiguration.class,
+                    PrometheusMetricsExportAutoConfiguration.class, CompositeMeterRegistryAutoConfiguration.class,
+                    ObservationAutoConfiguration.class, RpmaClientAutoConfiguration.class))
+            .withBean("fakeRpma", Rpma.class, () -> Rpma.using(this.fake))
+            .withPropertyValues("rpma.client.servers.orders.address=198.18.0.1")
+            .run((context) -> {
+                assertThat(context).hasSingleBean(RpmaClientObservations.class);
+                timeOut(context.getBean(RpmaClient.class));
+                String scrape = context.getBean(PrometheusMeterRegistry.class).scrape();
+                assertThat(scrape).contains("rpma_client_requests_seconds_bucket{client=\"orders\","
+                        + "error=\"RpmaRequestTimeoutException\",outcome=\"timeout\",route=\"orders.create\","
+                        + "server=\"198.18.0.1:7204\",le=");
+            });
+    }
+
+    /** A request that times out: no connection is ever established. */
+    private static void timeOut(RpmaClient client) {
+        CompletableFuture<byte[]> request = client.request("orders.create", new byte[1],
+                RpmaRequestOptions.DEFAULT.withTimeout(Duration.ofMillis(10)));
+        assertThatThrownBy(() -> request.get(30, TimeUnit.SECONDS)).cause()
+            .isInstanceOf(RpmaRequestTimeoutException.class);
     }
 
     @Test
