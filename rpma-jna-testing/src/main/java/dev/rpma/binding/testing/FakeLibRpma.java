@@ -79,8 +79,19 @@ import dev.rpma.binding.internal.PassiveCmIds;
  * so a caller that reads it anyway is caught at its next call. Every call is counted per function
  * ({@link #calls(String)}, {@link #totalCalls()}) and logged with its thread ({@link #callLog()}).
  *
+ * <h2>Loopback</h2>
+ * {@link #loopback()} makes a fake whose clients dial its endpoints: requests, events, messages and
+ * one-sided operations move between the two sides as {@link Loopback} describes, with every check
+ * above. Faults: {@link #rejectNext(int)}, {@link #unreachableNext(int)}, and on a connection
+ * {@link FakeConnection#lose()}, {@link FakeConnection#failNextCompletion(int)},
+ * {@link FakeConnection#delay(Duration)}.
+ *
  * <p>Thread-safe: every call runs under one lock, and the script objects share it. Close the fake
  * at the end of a test to close its eventfds and free its native memory.
+ *
+ * <p>One class of librpma's whole raw layer (some 2,500 lines): every function's checks share the lock,
+ * the handle table and the violation log, and librpma's functions are listed once, in {@link LibRpma}.
+ * The state of each object lives in its {@code Fake*} class, the loopback's wiring in {@link Loopback}.
  */
 public final class FakeLibRpma implements LibRpma, PassiveCmIds, AutoCloseable {
 
@@ -2033,7 +2044,7 @@ public final class FakeLibRpma implements LibRpma, PassiveCmIds, AutoCloseable {
     }
 
     /** Under the lock: the connections made so far, deleted ones included. */
-    List<FakeConnection> liveConnections() {
+    List<FakeConnection> allConnections() {
         return this.connections;
     }
 

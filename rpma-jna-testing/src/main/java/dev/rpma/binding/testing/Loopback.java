@@ -196,7 +196,7 @@ final class Loopback {
 
     /** A receive was posted on {@code srq}: the sends waiting for the connections that receive through it go. */
     static void receivePostedOn(FakeLibRpma fake, FakeSharedReceiveQueue srq) {
-        for (FakeConnection connection : fake.liveConnections()) {
+        for (FakeConnection connection : fake.allConnections()) {
             if (srq.receives.isEmpty()) {
                 return;
             }

@@ -32,7 +32,7 @@ import dev.rpma.spring.boot.test.orders.Orders.OrderCreated;
  */
 @RpmaTest(properties = { "rpma.server.port=7205", "rpma.client.servers.orders.address=192.0.2.1",
         "rpma.client.servers.orders.port=7205",
-        "rpma.client.servers.orders.backoff-initial=10s" })
+        "rpma.client.servers.orders.backoff-initial=10s", "rpma.server.shutdown.grace-period=0" })
 class LoopbackFaultsTests {
 
     private static final int PORT = 7205;
