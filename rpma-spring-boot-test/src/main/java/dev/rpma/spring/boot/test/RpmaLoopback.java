@@ -14,9 +14,8 @@ import dev.rpma.binding.testing.FakeLibRpma;
  * port it dials, whatever address either names, and the two move real bytes between their registered
  * memory, through the completion queues and event fds the event loops wait on. It keeps librpma's
  * error codes and checks its rules (not-thread-safe calls on their owning thread, use after free):
- * {@link #assertNoViolations()} fails a test whose code broke one. What it does where a device would
- * behave differently is in the Javadoc of {@code dev.rpma.binding.testing.Loopback} and in the
- * project's docs/testing.md.
+ * {@link #assertNoViolations()} fails a test whose code broke one. What it models, and where a device
+ * behaves differently, is in the project's docs/testing.md.
  *
  * <p>Inject it into a test to break things on purpose: {@link #rejectNextConnection(int)},
  * {@link #unreachableNext(int)}, and per connection ({@link #connections()}) a loss, a completion with
