@@ -91,6 +91,9 @@ final class ClientConnection implements RpmaClientConnection, RpmaEventLoop.IoHa
 
     private @Nullable Runnable whenClosed;
 
+    /** While {@link #ended} takes the completions that came before the end; on the loop. */
+    private boolean ending;
+
     /**
      * Requests that lost their connection with no other connection to go to: they wait for this one's
      * next connection (their timeouts still run), and fail with its failure if that attempt fails.
@@ -489,7 +492,7 @@ final class ClientConnection implements RpmaClientConnection, RpmaEventLoop.IoHa
 
     /** The data path cannot go on (a failed completion or call, a frame out of protocol). */
     void dataPathFailed(String why, @Nullable Throwable cause) {
-        if (this.state == RpmaClientConnectionState.ESTABLISHED) {
+        if (this.state == RpmaClientConnectionState.ESTABLISHED && !this.ending) {
             ended(new RpmaConnectionLostException(this.settings.server(), why, cause));
         }
     }
@@ -512,7 +515,14 @@ final class ClientConnection implements RpmaClientConnection, RpmaEventLoop.IoHa
         ClientDataPath.Leftovers left = null;
         if (path != null) {
             if (wasEstablished) {
-                path.drainBeforeEnd();
+                // a failed completion among the last ones is this same end, not another one
+                this.ending = true;
+                try {
+                    path.drainBeforeEnd();
+                }
+                finally {
+                    this.ending = false;
+                }
             }
             left = path.stop();
         }

@@ -20,8 +20,10 @@ import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import dev.rpma.binding.MemoryUsage;
 import dev.rpma.binding.PeerRole;
 import dev.rpma.binding.Rpma;
+import dev.rpma.binding.RpmaMemoryRegion;
 import dev.rpma.binding.RpmaPeer;
 import dev.rpma.server.RpmaFraming;
 import dev.rpma.server.RpmaMessageCodec;
@@ -211,6 +213,24 @@ public final class RpmaClient implements AutoCloseable {
                     + " is established yet", null);
         }
         return chosen;
+    }
+
+    /**
+     * Registers {@code memory} on the client's peer, for the one-sided operations of its connections
+     * ({@link RpmaClientConnection#read} and {@link RpmaClientConnection#write}): a device refuses a region
+     * of another peer (another protection domain) with a local protection error, which ends the
+     * connection. Close the region before the client.
+     *
+     * @throws IllegalStateException when the client's peer is not open yet (a client of located servers
+     *     opens it at its first connection attempt) or the client is closed
+     */
+    public RpmaMemoryRegion register(ByteBuffer memory, MemoryUsage... usages) {
+        RpmaPeer opened = this.peer;
+        if (opened == null || this.closing.get()) {
+            throw new IllegalStateException("RPMA client '" + name() + "' has no open peer to register memory on"
+                    + ((opened == null) ? " yet: its first connection attempt opens it" : ": it is closed"));
+        }
+        return opened.register(memory, usages);
     }
 
     /** Every pooled connection, in pool order. */

@@ -8,6 +8,7 @@ import org.jspecify.annotations.Nullable;
 
 import dev.rpma.binding.Rpma;
 import dev.rpma.binding.RpmaConnectionRequest;
+import dev.rpma.server.RpmaEndpointSettings;
 import dev.rpma.server.RpmaMessageCodec;
 import dev.rpma.server.RpmaStringCodec;
 import dev.rpma.server.RpmaWireMode;
@@ -124,7 +125,7 @@ public final class RpmaClientBuilder {
         return this;
     }
 
-    /** Receives posted per connection (default 16). */
+    /** Receives posted per connection, at least 3 in framed mode and 2 in raw mode (default 16). */
     public RpmaClientBuilder receiveSlots(int receiveSlots) {
         this.receiveSlots = receiveSlots;
         return this;
@@ -232,7 +233,12 @@ public final class RpmaClientBuilder {
         check(this.privateData.length <= RpmaConnectionRequest.MAX_CONNECT_PRIVATE_DATA, "private data is at most "
                 + RpmaConnectionRequest.MAX_CONNECT_PRIVATE_DATA + " bytes over RoCE/InfiniBand, got " + this.privateData.length);
         check(this.poolSize >= 1, "pool-size must be at least 1, got " + this.poolSize);
-        check(this.receiveSlots >= 2, "receive-slots must be at least 2, got " + this.receiveSlots);
+        // framed: a message needs two credits, one kept for a CREDIT frame, and a CREDIT frame grants two
+        // receives; with two slots each side can end up holding one credit of the other's for good
+        int minReceiveSlots = (this.mode == RpmaWireMode.FRAMED) ? RpmaEndpointSettings.Messages.MIN_FRAMED_RECEIVE_SLOTS
+                : 2;
+        check(this.receiveSlots >= minReceiveSlots, "receive-slots must be at least " + minReceiveSlots + " in "
+                + this.mode + " mode, got " + this.receiveSlots);
         check(this.sendSlots >= 2 && this.sendSlots <= 64, "send-slots must be 2 to 64, got " + this.sendSlots);
         check(this.maxMessageSize >= 8, "max-message-size must be at least 8, got " + this.maxMessageSize);
         check(this.rawWindow >= 1, "raw-window must be at least 1, got " + this.rawWindow);

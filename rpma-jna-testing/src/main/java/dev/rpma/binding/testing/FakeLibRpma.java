@@ -2089,10 +2089,10 @@ public final class FakeLibRpma implements LibRpma, PassiveCmIds, AutoCloseable {
         return null;
     }
 
-    /** A region's start, size and usage, for {@link Loopback}. */
+    /** A region's start, size, usage and the peer (protection domain) it is registered on, for {@link Loopback}. */
     static long[] regionOf(Handle handle) {
         Mr mr = (Mr) handle.state;
-        return new long[] { mr.ptr, mr.size, mr.usage };
+        return new long[] { mr.ptr, mr.size, mr.usage, handle.parent.address() };
     }
 
     /** Under the lock: the peer a connection belongs to. */

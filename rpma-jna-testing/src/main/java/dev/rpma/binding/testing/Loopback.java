@@ -38,7 +38,8 @@ import dev.rpma.binding.RpmaConnectionEvent;
  * (protection domain), still registered, with the usage the operation needs, and large enough; otherwise
  * the operation completes with {@code IBV_WC_REM_ACCESS_ERR}. {@code rpma_flush} checks the same and
  * completes as a read (librpma flushes with one). An atomic write stores its 8 bytes at once. A local
- * range outside the local region completes with {@code IBV_WC_LOC_PROT_ERR}.
+ * region registered on another peer than the connection's (another protection domain), without the usage
+ * the operation needs, or a local range outside it completes with {@code IBV_WC_LOC_PROT_ERR}.
  *
  * <h2>Failures</h2>
  * A queue pair in the error state takes the other side's with it (a device's peer would time out on
@@ -249,7 +250,7 @@ final class Loopback {
             return 0;
         }
         boolean read = function.equals("rpma_read") || function.equals("rpma_flush");
-        int status = check(fake, connection.peer, function, local, localOffset, remote, remoteOffset, length);
+        int status = check(fake, connection, function, local, localOffset, remote, remoteOffset, length);
         if (status != 0) {
             connection.sendCompletion(new FakeCompletionQueue.Completion(context, status, FakeConnection.FLUSHED_OPCODE,
                     0, 0, 0, connection.qpNumber, 0, 0), true);
@@ -272,16 +273,19 @@ final class Loopback {
     }
 
     /** 0 when the device would do it, else the completion status it would end with. */
-    private static int check(FakeLibRpma fake, FakeConnection peer, String function, long[] local, long localOffset,
-            FakeLibRpma.MrRemote remote, long remoteOffset, long length) {
+    private static int check(FakeLibRpma fake, FakeConnection connection, String function, long[] local,
+            long localOffset, FakeLibRpma.MrRemote remote, long remoteOffset, long length) {
         int localNeeds = switch (function) {
             case "rpma_read" -> READ_DST;
             case "rpma_write" -> WRITE_SRC;
             default -> 0;
         };
-        if (local != null && ((local[2] & localNeeds) == 0 || localOffset < 0 || localOffset + length > local[1])) {
+        // an lkey of another protection domain (a region of another peer) is a local protection error on a device
+        if (local != null && ((local[2] & localNeeds) == 0 || localOffset < 0 || localOffset + length > local[1]
+                || local[3] != fake.peerOf(connection))) {
             return IBV_WC_LOC_PROT_ERR;
         }
+        FakeConnection peer = connection.peer;
         int remoteNeeds = switch (function) {
             case "rpma_read" -> READ_SRC;
             case "rpma_flush" -> FLUSH_PERSISTENT | FLUSH_VISIBILITY;

@@ -42,6 +42,8 @@ class LoopbackTest {
 
     private static final int IBV_WC_LOC_LEN_ERR = 1;
 
+    private static final int IBV_WC_LOC_PROT_ERR = 4;
+
     private static final int IBV_WC_WR_FLUSH_ERR = 5;
 
     private static final int IBV_WC_REM_INV_REQ_ERR = 9;
@@ -228,6 +230,22 @@ class LoopbackTest {
         pair[1].read(local.mr(), 0, remote, 0, 8, CompletionMode.ALWAYS, 1);
         assertThat(only(pair[1].completionQueue()).status()).isEqualTo(IBV_WC_REM_ACCESS_ERR);
         assertThat(this.fake.lastConnection().isBroken()).as("the other side's queue pair fails too").isTrue();
+    }
+
+    @Test
+    void aLocalRegionOfAnotherPeerEndsInALocalProtectionError() {
+        RpmaConnection[] pair = connect(new byte[0], null);
+        Region exposed = region(this.serverPeer, 64, MemoryUsage.READ_SRC);
+        RpmaRemoteMemoryRegion remote = open(this.rpma.remoteMemoryRegion(exposed.mr().descriptor()));
+        RpmaPeer otherPeer = this.rpma.openPeer("192.0.2.2", PeerRole.CLIENT);
+        try (RpmaMemoryRegion elsewhere = otherPeer.register(ByteBuffer.allocateDirect(64), MemoryUsage.READ_DST)) {
+            // same device, another protection domain: its lkey is foreign to the connection's queue pair
+            pair[1].read(elsewhere, 0, remote, 0, 8, CompletionMode.ALWAYS, 1);
+            assertThat(only(pair[1].completionQueue()).status()).isEqualTo(IBV_WC_LOC_PROT_ERR);
+        }
+        finally {
+            otherPeer.close();
+        }
     }
 
     @Test

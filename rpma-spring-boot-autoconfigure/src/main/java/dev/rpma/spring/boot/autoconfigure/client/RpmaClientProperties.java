@@ -73,7 +73,7 @@ public class RpmaClientProperties {
         /** Longest wait for a reply. */
         private Duration requestTimeout = Duration.ofSeconds(10);
 
-        /** Receives posted per connection. */
+        /** Receives posted per connection, at least 3 in framed mode and 2 in raw mode. */
         private int receiveSlots = 16;
 
         /** Sends in flight per connection, at most 64. */
