@@ -111,6 +111,9 @@ final class ServerSession implements RpmaSession, RpmaEventLoop.IoHandler {
 
     private long receivedAtLastLook;
 
+    /** Frames received, the framing's own included: what the idle look watches; the loop's only, as is that look. */
+    private long frames;
+
     private long lastActivityNanos;
 
     ServerSession(EndpointContext endpoint, RpmaConnection connection, int loopIndex, byte[] privateData,
@@ -345,7 +348,7 @@ final class ServerSession implements RpmaSession, RpmaEventLoop.IoHandler {
             return;
         }
         long now = System.nanoTime();
-        long received = (long) RECEIVED.getOpaque(this);
+        long received = this.frames;
         if (received != this.receivedAtLastLook) {
             this.receivedAtLastLook = received;
             this.lastActivityNanos = now;
@@ -357,9 +360,12 @@ final class ServerSession implements RpmaSession, RpmaEventLoop.IoHandler {
         scheduleIdleLook(idle);
     }
 
-    /** A message arrived; by the data path. */
-    void receivedOne() {
-        RECEIVED.setOpaque(this, (long) RECEIVED.getOpaque(this) + 1);
+    /** A frame arrived, a message or (not counted as one) the framing's own; by the data path. */
+    void receivedOne(boolean message) {
+        this.frames++;
+        if (message) {
+            RECEIVED.setOpaque(this, (long) RECEIVED.getOpaque(this) + 1);
+        }
     }
 
     /** A message was posted to the client; by the data path. */

@@ -399,6 +399,12 @@ final class SessionDataPath implements RpmaEventLoop.BusyPoller {
         return RpmaEscaping.escape(String.valueOf(ex.getMessage()), 256);
     }
 
+    /** A message (a bad one included) of {@code bytes} of payload: counted as the sent ones are. */
+    private void receivedMessage(int bytes) {
+        this.endpoint.statistics.recordReceived(bytes);
+        this.session.receivedOne(true);
+    }
+
     private void bad(RpmaEndpointStatistics.BadMessage kind, String detail) {
         this.endpoint.statistics.recordBadMessage(kind);
         this.endpoint.warnings.warn("bad-message", "Session " + this.session.id() + " of endpoint '"
@@ -409,9 +415,8 @@ final class SessionDataPath implements RpmaEventLoop.BusyPoller {
     // ---------------------------------------------------------------- receiving
 
     private void received(int slot, int length) {
-        this.endpoint.statistics.recordReceived(length);
-        this.session.receivedOne();
         if (length == 0) {
+            receivedMessage(0);
             bad(RpmaEndpointStatistics.BadMessage.EMPTY, "an empty message (0 bytes)");
             giveBack(slot);
             return;
@@ -423,15 +428,19 @@ final class SessionDataPath implements RpmaEventLoop.BusyPoller {
             kind = this.wire.read(frame, length);
         }
         catch (RpmaProtocolException ex) {
+            receivedMessage(length);
             bad(RpmaEndpointStatistics.BadMessage.MALFORMED, "a malformed message: " + ex.getMessage());
             giveBack(slot);
             return;
         }
         if (kind == WireFormat.Kind.CONTROL) {
+            // the framing's own (HELLO, CREDIT): activity, not a message, as the server's own are not counted sent
+            this.session.receivedOne(false);
             repost(slot);
             return;
         }
         int payloadLength = frame.remaining();
+        receivedMessage(payloadLength);
         ByteBuffer payload = payload(slot);
         payload.order(ByteOrder.LITTLE_ENDIAN).limit(payloadLength).position(0);
         int route = this.wire.route();
