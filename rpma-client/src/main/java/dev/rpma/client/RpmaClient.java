@@ -20,8 +20,10 @@ import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import dev.rpma.binding.MemoryUsage;
 import dev.rpma.binding.PeerRole;
 import dev.rpma.binding.Rpma;
+import dev.rpma.binding.RpmaMemoryRegion;
 import dev.rpma.binding.RpmaPeer;
 import dev.rpma.server.RpmaFraming;
 import dev.rpma.server.RpmaMessageCodec;
@@ -201,6 +203,26 @@ public final class RpmaClient implements AutoCloseable {
     }
 
     // ---------------------------------------------------------------- connections
+
+    /**
+     * Registers a direct buffer's memory with the client's peer, for the one-sided operations of its
+     * connections ({@link RpmaClientConnection#read}, {@link RpmaClientConnection#write}): an RDMA device
+     * takes a local region only from the protection domain of the connection's queue pair, which is the
+     * peer's, so a region registered on another peer fails those operations with a local protection
+     * error. Close the region before the client: the peer is deleted last.
+     *
+     * @throws IllegalStateException when the client's peer is not open yet (a client of located servers
+     *     opens it at its first connection attempt)
+     * @throws dev.rpma.binding.RpmaException when {@code rpma_mr_reg} fails
+     */
+    public RpmaMemoryRegion register(ByteBuffer direct, MemoryUsage... usages) {
+        RpmaPeer opened = this.peer;
+        if (opened == null) {
+            throw new IllegalStateException("RPMA client '" + name() + "' has not opened its peer yet: its first"
+                    + " connection attempt opens it");
+        }
+        return opened.register(direct, usages);
+    }
 
     /** The established connection with the fewest requests in flight, for one-sided access. */
     public RpmaClientConnection connection() {
