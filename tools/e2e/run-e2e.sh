@@ -52,7 +52,7 @@ if [ $BUILD = 1 ]; then
   # the relative outputFile lands in each module's own target/
   mvn -B -q -Dstyle.color=never package dependency:build-classpath -pl sample-app -am -DskipTests \
     -Dmdep.outputFile=target/e2e-classpath.txt -Dmdep.includeScope=test >&2
-  # the C clients that behave as librpma's example clients (and the load and bad-message tools)
+  # the C clients and servers that behave as librpma's examples (and the load and bad-message tools)
   bash tools/e2e/build-c-clients.sh >/dev/null
   # ---- containers (run-e2e.sh --containers): the images, saved for the VM's daemon
   if [ "$CONTAINERS" = 1 ]; then

@@ -2,7 +2,8 @@
  * test_client.h - what the end-to-end tests' C clients (hello_client, read_client,
  * pingpong_client, conn_holder, bad_client) have in common: exit codes, argument parsing,
  * error messages, non-blocking CM event fds and bounded waits for connection events and
- * completions, and the set-up and teardown steps they share.
+ * completions, and the set-up and teardown steps they share. The C servers use it too, through
+ * test_server.h.
  *
  * Each program defines _GNU_SOURCE and PROG_NAME (its name, a string literal: every message
  * starts with it) before it includes this header, e.g.

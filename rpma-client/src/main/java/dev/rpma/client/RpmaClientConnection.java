@@ -13,9 +13,10 @@ import dev.rpma.server.RpmaCommonData;
  * described in its accept's private data ({@link RpmaCommonData}, the layout of librpma's examples).
  *
  * <p>The operations are posted on the connection's event loop and their futures complete there when
- * their completions arrive: no thread waits per operation. The caller's region must stay registered
- * until the future completed. Offsets in the server's region are from its start (the server's data
- * starts at {@link RpmaCommonData#dataOffset()}). An operation on a connection that is not established
+ * their completions arrive: no thread waits per operation. The caller's region is registered with
+ * {@link RpmaClient#register} (the client's peer) and must stay registered until the future completed.
+ * Offsets in the server's region are from its start (the server's data starts at
+ * {@link RpmaCommonData#dataOffset()}). An operation on a connection that is not established
  * fails with {@link RpmaClientException}; one in flight when the connection ends fails with
  * {@link RpmaConnectionLostException}. Thread-safe.
  */

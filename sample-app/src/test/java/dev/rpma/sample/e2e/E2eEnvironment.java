@@ -1,9 +1,11 @@
 package dev.rpma.sample.e2e;
 
 import java.io.IOException;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.Paths;
+import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -58,6 +60,19 @@ record E2eEnvironment(Path sampleJar, List<String> javaCommand, Path logDirector
                     + " tools/e2e/build-c-clients.sh or point -Dsample.c-clients at its directory");
         }
         return program;
+    }
+
+    /** Prints {@code measurement} and appends it to {@code measurements.txt} in the log directory. */
+    void record(String topology, String measurement) {
+        String line = "[e2e " + topology + "] " + measurement;
+        System.out.println(line);
+        try {
+            Files.writeString(this.logDirectory.resolve("measurements.txt"), line + "\n", StandardCharsets.UTF_8,
+                    StandardOpenOption.CREATE, StandardOpenOption.APPEND);
+        }
+        catch (IOException ex) {
+            System.out.println("(cannot append to measurements.txt: " + ex.getMessage() + ")");
+        }
     }
 
     private static String defaultCClients() {

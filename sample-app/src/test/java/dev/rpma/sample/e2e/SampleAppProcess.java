@@ -142,6 +142,11 @@ final class SampleAppProcess implements AutoCloseable {
         this.process.destroy();
     }
 
+    /** SIGKILL, as a crash ends a process: no graceful stop; the kernel tears its RDMA resources down. */
+    void kill() {
+        this.process.destroyForcibly();
+    }
+
     /** The exit code, or {@code null} if still running after {@code timeout}. */
     Integer awaitExit(Duration timeout) throws InterruptedException {
         return this.process.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS) ? this.process.exitValue() : null;
