@@ -31,25 +31,9 @@ static const char HELLO_CLIENT[] = "Hello client!";   /* sent with its '\0': 14 
 
 int main(int argc, char **argv)
 {
-	const char *pos[2];
-	int npos = 0;
-	long timeout_s = 60;
-	for (int i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "--timeout") && i + 1 < argc) {
-			timeout_s = parse_long(argv[i], argv[i + 1], 1);
-			i++;
-		} else if (argv[i][0] != '-' && npos < 2) {
-			pos[npos++] = argv[i];
-		} else {
-			npos = -100;
-		}
-	}
-	if (npos != 2) {
-		fprintf(stderr, "usage: %s ADDR PORT [--timeout SEC]\n", argv[0]);
-		return EXIT_USAGE;
-	}
-	const char *addr = pos[0], *port = pos[1];
-	uint64_t deadline = now_ms() + (uint64_t)timeout_s * 1000u;
+	const char *addr, *port;
+	long timeout_s;
+	uint64_t deadline = parse_addr_port_timeout(argc, argv, &addr, &port, &timeout_s);
 
 	init_output();
 

@@ -30,6 +30,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 
 #define TEARDOWN_GRACE_MS 2000   /* how long to wait for CLOSED after our own disconnect */
@@ -61,6 +62,34 @@ static inline long parse_long(const char *opt, const char *s, long min)
 	if (errno || *end || v < min)
 		bad_value(opt, s);
 	return v;
+}
+
+/* the arguments "ADDR PORT [--timeout SEC]" (default 60 s) of the one-connection programs: the address,
+ * the port, the timeout and the deadline it gives; anything else prints the usage and exits 2 */
+static inline uint64_t parse_addr_port_timeout(int argc, char **argv, const char **addr, const char **port,
+		long *timeout)
+{
+	const char *pos[2];
+	int npos = 0;
+	long timeout_s = 60;
+	for (int i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--timeout") && i + 1 < argc) {
+			timeout_s = parse_long(argv[i], argv[i + 1], 1);
+			i++;
+		} else if (argv[i][0] != '-' && npos < 2) {
+			pos[npos++] = argv[i];
+		} else {
+			npos = -100;
+		}
+	}
+	if (npos != 2) {
+		fprintf(stderr, "usage: %s ADDR PORT [--timeout SEC]\n", argv[0]);
+		exit(EXIT_USAGE);
+	}
+	*addr = pos[0];
+	*port = pos[1];
+	*timeout = timeout_s;
+	return now_ms() + (uint64_t)timeout_s * 1000u;
 }
 
 /* librpma logs to syslog by default: errors go to stderr too; stdout is line-buffered, so that
