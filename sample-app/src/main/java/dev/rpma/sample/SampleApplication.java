@@ -8,7 +8,8 @@ import dev.rpma.sampleclient.SampleClientCommand;
 /**
  * Serves librpma's example protocols over RDMA: 01-connection on the default endpoint,
  * 02-read-to-volatile on {@code read}, 08-messages-ping-pong on {@code pingpong}, with the
- * starter's metrics, health and {@code rpma} endpoint under {@code /actuator}.
+ * starter's metrics, health and {@code rpma} endpoint under {@code /actuator}; and the starter's own
+ * framed protocol on {@code echo} ({@link EchoHandler}).
  *
  * <p>With {@code --client=hello|read|pingpong} the same jar is the client instead (no Spring
  * context): see {@link SampleClientCommand}.

@@ -9,6 +9,8 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 
 import io.micrometer.core.instrument.MeterRegistry;
 import org.junit.jupiter.api.AfterAll;
@@ -31,6 +33,8 @@ import dev.rpma.binding.RpmaConnectionRequest;
 import dev.rpma.binding.RpmaMemoryRegion;
 import dev.rpma.binding.RpmaPeer;
 import dev.rpma.binding.RpmaRemoteMemoryRegion;
+import dev.rpma.client.RpmaClient;
+import dev.rpma.client.RpmaRemoteErrorException;
 import dev.rpma.sampleclient.CompletionWaiter;
 import dev.rpma.sampleclient.PingPongResult;
 import dev.rpma.sampleclient.SampleClient;
@@ -50,7 +54,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
  * Java sample client speaks the three example protocols to it with the assertions of the soft-RoCE
  * end-to-end tests ({@code dev.rpma.sample.e2e.SampleAppEndToEndTests}), with no RDMA device; clients
  * of the persistent endpoints write, flush and ask for durability as librpma's examples 04, 05 and
- * 09 do. The clients dial the address the e2e tests use; on the loopback only the port decides.
+ * 09 do; {@code RpmaClient} sends framed requests to the echo endpoint. The clients dial the
+ * address the e2e tests use; on the loopback only the port decides.
  */
 @RpmaTest(properties = "rpma.server.shutdown.grace-period=0")
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
@@ -62,6 +67,10 @@ class SampleAppLoopbackTests {
     private static final Duration TIMEOUT = Duration.ofSeconds(30);
 
     private static final int PING_PONG_ROUNDS = 10_000;
+
+    private static final int ECHO_PORT = 7210;
+
+    private static final int ECHO_REQUESTS = 200;
 
     @DynamicPropertySource
     static void persistentRegionInATemporaryFile(DynamicPropertyRegistry registry) throws IOException {
@@ -174,6 +183,36 @@ class SampleAppLoopbackTests {
             assertThat(buffer.getLong(40)).as("the flush request's op_context").isEqualTo(0xF01DL);
         }
         assertThat(bytes(8192, 13)).isEqualTo(ascii("written by 09"));
+    }
+
+    @Test
+    void theEchoEndpointAnswersEveryFramedRequestOfAPoolWithItsOwnReplyAndARouteWithoutHandlerWithAnError()
+            throws Exception {
+        try (RpmaClient client = RpmaClient.builder(this.loopback.rpma())
+            .name("echo")
+            .address(SERVER)
+            .port(ECHO_PORT)
+            .poolSize(2)
+            .requestTimeout(TIMEOUT)
+            .build()) {
+            List<CompletableFuture<String>> replies = new ArrayList<>();
+            for (int i = 0; i < ECHO_REQUESTS; i++) {
+                replies.add(client.request("upper", "request " + i + " of the loopback", String.class));
+            }
+            for (int i = 0; i < ECHO_REQUESTS; i++) {
+                assertThat(replies.get(i).get(TIMEOUT.toSeconds(), TimeUnit.SECONDS)).as("the reply to request " + i)
+                    .isEqualTo("REQUEST " + i + " OF THE LOOPBACK");
+            }
+            byte[] payload = { 0, 1, (byte) 0x80, (byte) 0xFF };
+            assertThat(client.request("echo", payload).get(TIMEOUT.toSeconds(), TimeUnit.SECONDS)).isEqualTo(payload);
+            assertThatThrownBy(() -> client.request("nowhere", payload).get(TIMEOUT.toSeconds(), TimeUnit.SECONDS))
+                .cause()
+                .isInstanceOfSatisfying(RpmaRemoteErrorException.class,
+                        (ex) -> assertThat(ex.remoteMessage()).isEqualTo("no handler for route \"nowhere\""));
+            assertThat(client.request("upper", "still here", String.class).get(TIMEOUT.toSeconds(), TimeUnit.SECONDS))
+                .isEqualTo("STILL HERE");
+            assertThat(client.reconnects()).as("connection attempts after the first").isZero();
+        }
     }
 
     private byte[] bytes(int offset, int length) {

@@ -67,6 +67,7 @@ class SampleHandlersTests {
         .withBean(PingPongHandler.class)
         .withBean(PersistentHandler.class)
         .withBean(FlushByMessageHandler.class)
+        .withBean(EchoHandler.class)
         .withPropertyValues("rpma.server.address=198.18.0.1", "rpma.server.shutdown.grace-period=0",
                 "rpma.server.regions.persistent.path=" + regionFile());
 
@@ -83,10 +84,11 @@ class SampleHandlersTests {
     }
 
     @Test
-    void theApplicationsConfigurationServesFiveProtocolsWithOneDataPath() {
+    void theApplicationsConfigurationServesFiveExampleProtocolsAndAFramedEndpoint() {
         this.runner.run((context) -> {
             RpmaServer server = context.getBean(RpmaServer.class);
-            assertThat(server.endpoints()).containsOnlyKeys("default", "read", "pingpong", "write", "flush", "gpspm");
+            assertThat(server.endpoints()).containsOnlyKeys("default", "read", "pingpong", "write", "flush", "gpspm",
+                    EchoHandler.ENDPOINT);
             assertThat(server.endpoint("default").hasMessageHandlers()).isFalse();
             assertThat(server.endpoint("read").hasMessageHandlers()).isFalse();
             RpmaEndpointSettings pingPong = server.endpoint("pingpong").settings();
@@ -94,6 +96,10 @@ class SampleHandlersTests {
             assertThat(pingPong.messages().mode()).isEqualTo(RpmaWireMode.RAW);
             assertThat(pingPong.messages().maxMessageSize()).isEqualTo(ExampleProtocols.MESSAGE_SIZE);
             assertThat(pingPong.limits().idleTimeout()).isEqualTo(Duration.ofMinutes(5));
+            RpmaEndpointSettings echo = server.endpoint(EchoHandler.ENDPOINT).settings();
+            assertThat(echo.port()).isEqualTo(7210);
+            assertThat(echo.messages().mode()).isEqualTo(RpmaWireMode.FRAMED);
+            assertThat(server.endpoint(EchoHandler.ENDPOINT).hasMessageHandlers()).isTrue();
             assertThat(server.regions().names()).containsExactlyInAnyOrder(ReadHandler.REGION, PersistentHandler.REGION);
         });
     }

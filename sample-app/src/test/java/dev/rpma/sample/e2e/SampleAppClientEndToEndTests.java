@@ -2,16 +2,19 @@ package dev.rpma.sample.e2e;
 
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
 import java.util.Random;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 
 import org.junit.jupiter.api.AfterAll;
@@ -33,6 +36,7 @@ import dev.rpma.client.RpmaClientConnection;
 import dev.rpma.client.RpmaClientConnectionState;
 import dev.rpma.client.RpmaClientException;
 import dev.rpma.client.RpmaConnectionLostException;
+import dev.rpma.client.RpmaRemoteErrorException;
 import dev.rpma.sampleclient.protocol.ExampleProtocols;
 import dev.rpma.server.RpmaCommonData;
 import dev.rpma.server.RpmaWireMode;
@@ -42,10 +46,11 @@ import static org.assertj.core.api.Assertions.fail;
 
 /**
  * The Java client ({@link RpmaClient}) against the sample app's runnable jar over real RDMA: many
- * exchanges in flight over a pool, one-sided reads and writes of the app's regions, and the app
- * killed mid-run and started again. The app has no framed endpoint, so the exchanges are the
- * ping-pong endpoint's raw 8-byte counters, each answered with its successor: the answer tells which
- * message it belongs to. One app process per topology (a subclass each), tests in order.
+ * requests in flight over a pool, framed (the echo endpoint's route {@code upper}, each reply the
+ * request's text upper-cased) and raw (the ping-pong endpoint's 8-byte counters, each answered with
+ * its successor), so that every reply tells which request it belongs to; a route without a handler;
+ * one-sided reads and writes of the app's regions; and the app killed mid-run and started again. One
+ * app process per topology (a subclass each), tests in order.
  *
  * <p>The persistent region lives in a file of this test's own, so that nothing here changes what
  * other tests find in the default one.
@@ -57,6 +62,10 @@ import static org.assertj.core.api.Assertions.fail;
 abstract class SampleAppClientEndToEndTests {
 
     static final int WRITE_PORT = 7207;
+
+    static final int ECHO_PORT = 7210;
+
+    static final String ECHO = "echo";
 
     static final int POOL_SIZE = 8;
 
@@ -130,12 +139,77 @@ abstract class SampleAppClientEndToEndTests {
     }
 
     /**
+     * 1,000 framed requests made at once over 8 pooled connections to the echo endpoint (the
+     * framing's credits bound those on the wire, the rest wait in the client): every one completes
+     * with its own text upper-cased, the app received each request once, and it served the 8
+     * connections as 8 sessions.
+     */
+    @Test
+    @Order(2)
+    void aThousandFramedRequestsInFlightOverEightConnectionsEachGetTheReplyToTheirOwnRequest() throws Exception {
+        long receivedBefore = echoMessagesReceived();
+        try (RpmaClient client = framedBuilder("requests").poolSize(POOL_SIZE).build()) {
+            awaitEstablished(client, POOL_SIZE);
+            List<CompletableFuture<byte[]>> replies = new ArrayList<>(EXCHANGES);
+            long start = System.nanoTime();
+            for (int i = 0; i < EXCHANGES; i++) {
+                replies.add(client.request("upper", utf8(request(i))));
+            }
+            int inFlight = client.inFlight();
+            CompletableFuture.allOf(replies.toArray(CompletableFuture[]::new))
+                .get(ALLOWANCE.toSeconds(), TimeUnit.SECONDS);
+            long elapsed = System.nanoTime() - start;
+            for (int i = 0; i < EXCHANGES; i++) {
+                assertThat(new String(replies.get(i).join(), StandardCharsets.UTF_8)).as("the reply to request " + i)
+                    .isEqualTo(request(i).toUpperCase(Locale.ROOT));
+            }
+            assertThat(activeSessions(ECHO)).as("sessions of the echo endpoint").isEqualTo(POOL_SIZE);
+            assertThat(echoMessagesReceived() - receivedBefore).as("requests the app received").isEqualTo(EXCHANGES);
+            assertThat(client.reconnects()).as("connection attempts after the first").isZero();
+            record(EXCHANGES + " framed requests over " + POOL_SIZE + " connections: " + inFlight
+                    + " in flight when the last was made, all answered in " + millis(elapsed) + " (software emulation)");
+        }
+    }
+
+    /**
+     * A request to a route the echo endpoint has no handler for fails with
+     * {@link RpmaRemoteErrorException}, and the connection goes on: the next requests on it are
+     * answered, and the client never connected again.
+     */
+    @Test
+    @Order(3)
+    void aRouteWithoutHandlerIsARemoteErrorAndTheConnectionGoesOn() throws Exception {
+        try (RpmaClient client = framedBuilder("remote-error").build()) {
+            RpmaClientConnection connection = awaitEstablished(client, 1);
+            assertThat(client.request("upper", utf8("before")).get(ALLOWANCE.toSeconds(), TimeUnit.SECONDS))
+                .asString(StandardCharsets.UTF_8)
+                .isEqualTo("BEFORE");
+            CompletableFuture<byte[]> nowhere = client.request("nowhere", utf8("lost"));
+            assertThat(nowhere).failsWithin(ALLOWANCE)
+                .withThrowableOfType(ExecutionException.class)
+                .havingCause()
+                .isInstanceOfSatisfying(RpmaRemoteErrorException.class, (ex) -> {
+                    assertThat(ex).hasMessageContaining("route \"nowhere\"");
+                    assertThat(ex.remoteMessage()).isEqualTo("no handler for route \"nowhere\"");
+                });
+            byte[] payload = { 0, 1, (byte) 0x80, (byte) 0xFF };
+            assertThat(client.request("echo", payload).get(ALLOWANCE.toSeconds(), TimeUnit.SECONDS)).isEqualTo(payload);
+            assertThat(client.request("upper", utf8("after")).get(ALLOWANCE.toSeconds(), TimeUnit.SECONDS))
+                .asString(StandardCharsets.UTF_8)
+                .isEqualTo("AFTER");
+            assertThat(client.connection()).as("the one pooled connection").isSameAs(connection);
+            assertThat(connection.state()).isEqualTo(RpmaClientConnectionState.ESTABLISHED);
+            assertThat(client.reconnects()).as("connection attempts after the first").isZero();
+        }
+    }
+
+    /**
      * The read endpoint's {@code greeting} region read with {@code rpma_read}; the write endpoint's
      * {@code persistent} region written with {@code rpma_write} and read back, over the descriptors of
      * the accepts' {@code struct common_data}, into memory registered with the client's peer.
      */
     @Test
-    @Order(2)
+    @Order(4)
     void theClientReadsTheGreetingRegionAndWritesThePersistentRegionAndReadsItBack() throws Exception {
         byte[] greeting = ExampleProtocols.cString(ExampleProtocols.READ_CONTENT);
         try (RpmaClient reader = builder("read", ExampleProtocols.READ_PORT).build()) {
@@ -182,7 +256,7 @@ abstract class SampleAppClientEndToEndTests {
      * pool connects again after its back-off and serves exchanges.
      */
     @Test
-    @Order(3)
+    @Order(5)
     void killingTheAppMidRunFailsTheFuturesAndThePoolConnectsAgainWhenItIsBack() throws Exception {
         int pool = 2;
         int exchanges = 20_000;
@@ -250,6 +324,28 @@ abstract class SampleAppClientEndToEndTests {
             .maxMessageSize(8)
             .connectTimeout(Duration.ofSeconds(60))
             .requestTimeout(ALLOWANCE);
+    }
+
+    /** Framed mode (the client's default) with the echo endpoint's 4 KiB messages. */
+    private RpmaClientBuilder framedBuilder(String name) {
+        return RpmaClient.builder(Rpma.get())
+            .name(name + "-" + topology())
+            .address(topology().serverAddress())
+            .port(ECHO_PORT)
+            .connectTimeout(Duration.ofSeconds(60))
+            .requestTimeout(ALLOWANCE);
+    }
+
+    private String request(int i) {
+        return "request " + i + " of " + EXCHANGES + " over " + topology();
+    }
+
+    private static byte[] utf8(String text) {
+        return text.getBytes(StandardCharsets.UTF_8);
+    }
+
+    private long echoMessagesReceived() throws Exception {
+        return this.app.json("/actuator/rpma").path("endpoints").path(ECHO).path("messages").path("received").asLong();
     }
 
     private long activeSessions(String endpoint) throws Exception {
