@@ -41,6 +41,9 @@ final class ClientDataPath implements RpmaEventLoop.BusyPoller, RpmaEventLoop.Io
 
     private static final int BATCHES_PER_TURN = 4;
 
+    /** What a one-way message's future completes with: {@code send} turns it into {@code null}, so one serves all. */
+    private static final byte[] POSTED = new byte[0];
+
     /** What was left when the path stopped: handed back to the pool to retry or fail. */
     record Leftovers(List<PendingRequest> unsent, List<PendingRequest> sent, List<OneSidedOperation> operations) {
     }
@@ -207,7 +210,7 @@ final class ClientDataPath implements RpmaEventLoop.BusyPoller, RpmaEventLoop.Io
             return false;
         }
         if (request.kind == PendingRequest.Kind.MESSAGE || request.kind == PendingRequest.Kind.RAW_SEND) {
-            this.owner.succeed(request, new byte[0]);
+            this.owner.succeed(request, POSTED);
         }
         return true;
     }
