@@ -7,6 +7,7 @@
 #                                                                           or this machine if it has a device)
 #   rpma-benchmarks/bench.sh dispatch   [DispatchBenchmark options]          the starter's dispatch path vs bare loops
 #   rpma-benchmarks/bench.sh datapath   [MessageLoopBenchmark options]       the event loop's bytes and CPU per message
+#   rpma-benchmarks/bench.sh client-datapath [ClientLoopBenchmark options]   the client's event loop: bytes and CPU per request
 #   rpma-benchmarks/bench.sh loopback   [LoopbackMessageRate options]        round trips per second over the in-JVM
 #                                                                           loopback (@RpmaTest), client to server
 #
@@ -68,12 +69,17 @@ case "$COMMAND" in
     java -Xms1g -Xmx1g -XX:+AlwaysPreTouch -cp "$JAR" dev.rpma.benchmarks.datapath.MessageLoopBenchmark "$@" \
       2>&1 | tee "$HERE/target/bench-datapath.txt"
     ;;
+  client-datapath)
+    build
+    java -Xms1g -Xmx1g -XX:+AlwaysPreTouch -cp "$JAR" dev.rpma.benchmarks.datapath.ClientLoopBenchmark "$@" \
+      2>&1 | tee "$HERE/target/bench-client-datapath.txt"
+    ;;
   loopback)
     build
     java -cp "$JAR" dev.rpma.benchmarks.loopback.LoopbackMessageRate "$@" 2>&1 | tee "$HERE/target/bench-loopback.txt"
     ;;
   *)
-    sed -n '2,18p' "$0" >&2
+    sed -n '2,19p' "$0" >&2
     exit 2
     ;;
 esac

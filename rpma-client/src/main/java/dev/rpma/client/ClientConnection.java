@@ -100,12 +100,16 @@ final class ClientConnection implements RpmaClientConnection, RpmaEventLoop.IoHa
      */
     private final ArrayDeque<PendingRequest> parked = new ArrayDeque<>();
 
+    /** The timeouts of the requests it holds, parked ones too. */
+    private final RequestDeadlines deadlines;
+
     ClientConnection(RpmaClient client, RpmaClientSettings settings, int index, RpmaEventLoop loop, int loopIndex) {
         this.client = client;
         this.settings = settings;
         this.index = index;
         this.loop = loop;
         this.loopIndex = loopIndex;
+        this.deadlines = new RequestDeadlines(loop, this::timedOut);
     }
 
     // ---------------------------------------------------------------- RpmaClientConnection
@@ -381,13 +385,12 @@ final class ClientConnection implements RpmaClientConnection, RpmaEventLoop.IoHa
             this.client.elsewhere(request, this, null);
             return;
         }
-        if (request.timer == null) {
-            long left = request.deadlineNanos - System.nanoTime();
-            if (left <= 0) {
+        if (!this.deadlines.holds(request)) {
+            if (request.deadlineNanos - System.nanoTime() <= 0) {
                 timedOut(request);
                 return;
             }
-            request.timer = this.loop.schedule(() -> timedOut(request), Duration.ofNanos(left));
+            this.deadlines.add(request);
         }
         if (!path.submit(request)) {
             this.client.elsewhere(request, this, null);
@@ -395,7 +398,6 @@ final class ClientConnection implements RpmaClientConnection, RpmaEventLoop.IoHa
     }
 
     private void timedOut(PendingRequest request) {
-        request.timer = null;
         if (request.finished) {
             return;
         }
@@ -428,10 +430,7 @@ final class ClientConnection implements RpmaClientConnection, RpmaEventLoop.IoHa
             return;
         }
         request.finished = true;
-        if (request.timer != null) {
-            request.timer.cancel();
-            request.timer = null;
-        }
+        this.deadlines.remove(request);
         ClientConnection counted = request.owner;
         if (counted != null) {
             counted.load.decrementAndGet();
@@ -447,10 +446,7 @@ final class ClientConnection implements RpmaClientConnection, RpmaEventLoop.IoHa
 
     /** Moves the request's timer here from the loop it was on, when it is given to another connection. */
     void dropTimer(PendingRequest request) {
-        if (request.timer != null) {
-            request.timer.cancel();
-            request.timer = null;
-        }
+        this.deadlines.remove(request);
     }
 
     void operationDone(OneSidedOperation operation, @Nullable Throwable failure) {

@@ -3,9 +3,7 @@ package dev.rpma.client;
 import java.nio.ByteBuffer;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
-import java.util.Map;
 
 import org.jspecify.annotations.Nullable;
 
@@ -43,6 +41,9 @@ final class ClientDataPath implements RpmaEventLoop.BusyPoller, RpmaEventLoop.Io
 
     private static final int BATCHES_PER_TURN = 4;
 
+    /** What a one-way message's future completes with: {@code send} turns it into {@code null}, so one serves all. */
+    private static final byte[] POSTED = new byte[0];
+
     /** What was left when the path stopped: handed back to the pool to retry or fail. */
     record Leftovers(List<PendingRequest> unsent, List<PendingRequest> sent, List<OneSidedOperation> operations) {
     }
@@ -62,7 +63,7 @@ final class ClientDataPath implements RpmaEventLoop.BusyPoller, RpmaEventLoop.Io
     private final ArrayDeque<PendingRequest> waiting = new ArrayDeque<>();
 
     /** Framed: requests sent and not answered, by request id. */
-    private final Map<Integer, PendingRequest> inFlight = new HashMap<>();
+    private final InFlightRequests inFlight = new InFlightRequests();
 
     /** Raw: exchanges sent, answered in order. */
     private final ArrayDeque<PendingRequest> exchanges = new ArrayDeque<>();
@@ -184,7 +185,7 @@ final class ClientDataPath implements RpmaEventLoop.BusyPoller, RpmaEventLoop.Io
                 id = this.nextRequestId;
                 this.nextRequestId = (id == RpmaFraming.MAX_REQUEST_ID) ? 0 : id + 1;
                 request.requestId = id;
-                this.inFlight.put(id, request);
+                this.inFlight.put(request);
             }
             frame.put(RpmaFraming.HEADER_SIZE, request.payload);
             frame.put(RpmaFraming.HEADER_SIZE + request.payload.length, request.route);
@@ -209,7 +210,7 @@ final class ClientDataPath implements RpmaEventLoop.BusyPoller, RpmaEventLoop.Io
             return false;
         }
         if (request.kind == PendingRequest.Kind.MESSAGE || request.kind == PendingRequest.Kind.RAW_SEND) {
-            this.owner.succeed(request, new byte[0]);
+            this.owner.succeed(request, POSTED);
         }
         return true;
     }
@@ -463,9 +464,9 @@ final class ClientDataPath implements RpmaEventLoop.BusyPoller, RpmaEventLoop.Io
         }
         List<PendingRequest> unsent = new ArrayList<>(this.waiting);
         this.waiting.clear();
-        List<PendingRequest> sent = new ArrayList<>(this.inFlight.values());
+        List<PendingRequest> sent = new ArrayList<>();
+        this.inFlight.drainTo(sent);
         sent.addAll(this.exchanges);
-        this.inFlight.clear();
         this.exchanges.clear();
         List<OneSidedOperation> operations = new ArrayList<>(this.waitingOperations);
         this.waitingOperations.clear();

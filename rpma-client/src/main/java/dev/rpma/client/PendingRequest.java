@@ -5,8 +5,6 @@ import java.util.concurrent.CompletableFuture;
 
 import org.jspecify.annotations.Nullable;
 
-import dev.rpma.server.loop.RpmaEventLoop;
-
 /**
  * One request, message or exchange of an {@link RpmaClient}, from the call to its future's
  * completion. Handed from the calling thread to a connection's loop through the loop's task queue
@@ -51,7 +49,8 @@ final class PendingRequest {
     /** The connection it is counted on ({@link ClientConnection#load}). */
     @Nullable ClientConnection owner;
 
-    RpmaEventLoop.@Nullable Timer timer;
+    /** Its place in its connection's {@link RequestDeadlines}, -1 while none watches its timeout. */
+    int deadlineIndex = -1;
 
     /** The id of its REQUEST on its current connection, -1 before it was sent. */
     int requestId = -1;

@@ -62,6 +62,12 @@ public final class RpmaClient implements AutoCloseable {
 
     private final RpmaClientSettings settings;
 
+    /**
+     * {@link RpmaClientSettings#server()}, taken once: a locator's {@code toString} makes a new String
+     * per call, and the end of every request reports it.
+     */
+    private final String server;
+
     private final RpmaClientObserver observer;
 
     private final RpmaRequestObserver requestObserver;
@@ -85,6 +91,7 @@ public final class RpmaClient implements AutoCloseable {
         this.rpma = rpma;
         this.peer = peer;
         this.settings = settings;
+        this.server = settings.server();
         this.observer = observer;
         this.requestObserver = requestObserver;
         this.listener = listener;
@@ -131,7 +138,7 @@ public final class RpmaClient implements AutoCloseable {
 
     /** {@code address:port} of the server, or what its {@link RpmaServerLocator} calls its servers. */
     public String server() {
-        return this.settings.server();
+        return this.server;
     }
 
     // ---------------------------------------------------------------- framed requests

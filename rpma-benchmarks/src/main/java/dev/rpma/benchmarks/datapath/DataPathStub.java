@@ -8,6 +8,7 @@ import dev.rpma.binding.internal.LibC;
 import dev.rpma.binding.internal.LibRpma;
 import dev.rpma.binding.internal.NativeMemory;
 import dev.rpma.binding.testing.ForwardingLibRpma;
+import dev.rpma.server.RpmaFraming;
 
 /**
  * The scripted fake with the data path of ONE connection replaced by a stand-in that allocates
@@ -18,13 +19,39 @@ import dev.rpma.binding.testing.ForwardingLibRpma;
  * it always does; the per-message calls then cost what a device's library call costs at least (a
  * few stores), and what the loop thread allocates is the starter's alone.
  *
- * <p>The other side ({@link #deliver}, {@link #replies}) is the benchmark's driver thread: it puts
- * a message into the oldest posted receive and completes it; each {@code rpma_send} of the server
- * completes at once, and its 8-byte payload is the reply. With a shared receive queue the receives
- * are the queue's ({@code rpma_srq_recv}) and complete on its receive completion queue, with the
- * connection's queue pair number, as a device's do.
+ * <p>The other side ({@link Peer}) is either the server benchmark's driver thread ({@link #deliver},
+ * {@link #replies}): it puts a message into the oldest posted receive and completes it; each
+ * {@code rpma_send} of the server completes at once, and its 8-byte payload is the reply. With a
+ * shared receive queue the receives are the queue's ({@code rpma_srq_recv}) and complete on its
+ * receive completion queue, with the connection's queue pair number, as a device's do. Or, for the
+ * client benchmark, a server that answers each {@code rpma_send} of the client at once, inside the
+ * call (on the client's loop thread, allocating nothing): in raw mode with the same bytes, in the
+ * starter's framing (docs/wire-protocol.md) with a HELLO to the client's HELLO and a REPLY to each
+ * REQUEST that carries its request id and payload, every frame granting back the receives the
+ * client's frames took since the last one, as a server that reposts each receive does.
  */
 final class DataPathStub extends ForwardingLibRpma {
+
+    /** What the other side of the connection does with each {@code rpma_send}. */
+    enum Peer {
+        /** The server benchmark's driver: the send's 8-byte payload is the reply; the driver delivers messages. */
+        DRIVER,
+        /** A raw server: each message is answered at once with the same bytes. */
+        RAW_ECHO,
+        /** A framed server with {@link #SERVER_RECEIVES} receives: HELLO answers HELLO, REPLY (the same payload) answers REQUEST. */
+        FRAMED_ECHO
+    }
+
+    /** The framed server's receives, all posted before the connection (its HELLO grants them). */
+    static final int SERVER_RECEIVES = 64;
+
+    /** The largest payload the framed server's HELLO says it takes. */
+    static final int SERVER_MAX_PAYLOAD = 4096;
+
+    private final Peer peer;
+
+    /** Framed: the receives the client's frames took and the server reposted, not yet granted back. */
+    private int owedCredits;
 
     private static final int IBV_WC_SEND = 0;
 
@@ -66,8 +93,11 @@ final class DataPathStub extends ForwardingLibRpma {
 
     private int regions;
 
-    /** Two eventfd counters (what the loop reads into, and the 1 the other side writes), and a queue pair number. */
-    private final ByteBuffer scratch = NativeMemory.allocate(24).order(ByteOrder.nativeOrder()).putLong(8, 1);
+    /**
+     * Two eventfd counters (what the loop reads into, and the 1 the other side writes), a queue pair
+     * number, and the framed server's HELLO payload.
+     */
+    private final ByteBuffer scratch = NativeMemory.allocate(32).order(ByteOrder.nativeOrder()).putLong(8, 1);
 
     private final long scratchAddress = NativeMemory.address(this.scratch);
 
@@ -89,7 +119,12 @@ final class DataPathStub extends ForwardingLibRpma {
     private volatile long lastReply;
 
     DataPathStub(LibRpma fake) {
+        this(fake, Peer.DRIVER);
+    }
+
+    DataPathStub(LibRpma fake, Peer peer) {
         super(fake);
+        this.peer = peer;
         for (int q = 0; q < 2; q++) {
             this.eventFds[q] = LibC.eventfd(0, LibC.EFD_CLOEXEC | LibC.EFD_NONBLOCK);
             if (this.eventFds[q] < 0) {
@@ -208,9 +243,65 @@ final class DataPathStub extends ForwardingLibRpma {
         }
         long address = regionAddress(src) + offset;
         complete(0, opContext, IBV_WC_SEND, 0);
-        this.lastReply = read(address);
+        switch (this.peer) {
+            case DRIVER -> this.lastReply = read(address);
+            case RAW_ECHO -> answer(address, (int) len, -1, 0, 0, 0);
+            case FRAMED_ECHO -> answerFrame(address);
+        }
         this.replies++;
         return 0;
+    }
+
+    /** The framed server's answer to the frame at {@code frame}: it took a receive, which is reposted at once. */
+    private void answerFrame(long frame) {
+        this.owedCredits++;
+        int type = UNSAFE_ACCESS.getByte(frame + 2);
+        if (type == RpmaFraming.HELLO) {
+            // all its receives but the one the client assumed, and the one the client's HELLO took
+            int granted = SERVER_RECEIVES - 1 + this.owedCredits;
+            this.owedCredits = 0;
+            UNSAFE_ACCESS.putInt(this.scratchAddress + 24, SERVER_MAX_PAYLOAD);
+            answer(this.scratchAddress + 24, Integer.BYTES, RpmaFraming.HELLO, granted, 0, Integer.BYTES);
+        }
+        else if (type == RpmaFraming.REQUEST) {
+            int granted = this.owedCredits;
+            this.owedCredits = 0;
+            int length = UNSAFE_ACCESS.getInt(frame + 12);
+            answer(frame + RpmaFraming.HEADER_SIZE, length, RpmaFraming.REPLY, granted, UNSAFE_ACCESS.getInt(frame + 8),
+                    length);
+        }
+        // CREDIT and MESSAGE frames are not answered: their receives are granted back with the next answer
+    }
+
+    /**
+     * Puts {@code length} bytes from {@code source} into the client's oldest posted receive and
+     * completes it; with {@code type} 0 or more, after a frame header (little-endian, as x86 stores).
+     */
+    private void answer(long source, int length, int type, int credits, int requestId, int payloadLength) {
+        long context;
+        long address;
+        synchronized (this.lock) {
+            if (this.receivesTaken == this.receivesPosted) {
+                throw new IllegalStateException("the client has no receive posted for the answer");
+            }
+            int i = (int) (this.receivesTaken++ % RING);
+            context = this.receiveContexts[i];
+            address = this.receiveAddresses[i];
+        }
+        int header = 0;
+        if (type >= 0) {
+            header = RpmaFraming.HEADER_SIZE;
+            UNSAFE_ACCESS.putByte(address, RpmaFraming.MAGIC);
+            UNSAFE_ACCESS.putByte(address + 1, RpmaFraming.VERSION);
+            UNSAFE_ACCESS.putByte(address + 2, (byte) type);
+            UNSAFE_ACCESS.putByte(address + 3, (byte) 0);
+            UNSAFE_ACCESS.putShort(address + 4, (short) credits);
+            UNSAFE_ACCESS.putShort(address + 6, (short) 0);
+            write32(address + 8, requestId);
+            write32(address + 12, payloadLength);
+        }
+        UNSAFE_ACCESS.copyMemory(source, address + header, length);
+        complete(0, context, IBV_WC_RECV, header + length);
     }
 
     @Override

@@ -1,6 +1,6 @@
 /**
- * Benchmarks of the server's data path over a stand-in device that allocates nothing: what the
- * event loop thread allocates and spends per message.
+ * Benchmarks of the server's and the client's data paths over a stand-in that allocates nothing:
+ * what the event loop thread allocates and spends per message or request.
  */
 @NullMarked
 package dev.rpma.benchmarks.datapath;

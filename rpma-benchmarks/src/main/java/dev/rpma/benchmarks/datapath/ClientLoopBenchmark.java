@@ -1,0 +1,235 @@
+package dev.rpma.benchmarks.datapath;
+
+import java.lang.management.ManagementFactory;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.time.Duration;
+import java.util.Arrays;
+import java.util.Locale;
+import java.util.concurrent.CompletableFuture;
+
+import dev.rpma.binding.Rpma;
+import dev.rpma.binding.testing.FakeLibRpma;
+import dev.rpma.client.RpmaClient;
+import dev.rpma.client.RpmaClientConnectionState;
+import dev.rpma.server.RpmaWireMode;
+
+/**
+ * {@link RpmaClient} over {@link DataPathStub}, whose server side answers each of the client's sends
+ * at once and allocates nothing: framed requests ({@code request(route, payload)}, 8-byte payload,
+ * the REPLY carries it back) and raw exchanges ({@code exchange(payload)}, echoed), one in flight
+ * (each waits for the previous reply) and sixteen, each on a client of its own (one connection, one
+ * event loop that sleeps at once, no observer, as by default; 32 receive slots and a raw window of 16,
+ * so that 16 exchanges can be in flight). The calling thread
+ * is this one. Per round: what the client's event loop thread allocated per request
+ * ({@code ThreadMXBean.getThreadAllocatedBytes}), less the reply's {@code byte[]}, which the loop
+ * allocates (the payload copied out of its receive) and is measured here as it is; the
+ * {@code CompletableFuture} and everything else made by the call ({@code PendingRequest}, the
+ * payload's copy, the task that hands it to the loop and its queue node) are the calling thread's,
+ * reported beside it. The target is 0 bytes on the loop beyond the reply. The loop's CPU time per
+ * request includes the stand-in's answer, which it runs inside {@code rpma_send}.
+ *
+ * <p>Options: {@code --requests N} per round (default 50000), {@code --rounds N} (10),
+ * {@code --warmup-rounds N} (5).
+ */
+public final class ClientLoopBenchmark {
+
+    private static final String ADDRESS = "198.18.0.1";
+
+    private static final int PORT = 7410;
+
+    private static final int PAYLOAD = 8;
+
+    private static final com.sun.management.ThreadMXBean THREADS = (com.sun.management.ThreadMXBean) ManagementFactory
+            .getThreadMXBean();
+
+    /** Written so that the measured arrays escape. */
+    static volatile byte[] sink;
+
+    private int requests = 50_000;
+
+    private int rounds = 10;
+
+    private int warmupRounds = 5;
+
+    /** Framed (1) or raw (0), in flight. */
+    private static final int[][] VARIANTS = { { 1, 1 }, { 1, 16 }, { 0, 1 }, { 0, 16 } };
+
+    public static void main(String[] args) throws Exception {
+        ClientLoopBenchmark benchmark = new ClientLoopBenchmark();
+        for (int i = 0; i < args.length; i += 2) {
+            String value = (i + 1 < args.length) ? args[i + 1] : "";
+            switch (args[i]) {
+                case "--requests" -> benchmark.requests = Integer.parseInt(value);
+                case "--rounds" -> benchmark.rounds = Integer.parseInt(value);
+                case "--warmup-rounds" -> benchmark.warmupRounds = Integer.parseInt(value);
+                default -> throw new IllegalArgumentException("Unknown option " + args[i]);
+            }
+        }
+        benchmark.run();
+    }
+
+    private void run() throws Exception {
+        System.out.printf(Locale.ROOT, "Client loop benchmark over an allocation-free stand-in for the server: %d requests"
+                + " per round, %d rounds after %d warm-up rounds; %d CPUs, Java %s%n", this.requests, this.rounds,
+                this.warmupRounds, Runtime.getRuntime().availableProcessors(), System.getProperty("java.version"));
+        long replyBytes = arrayBytes(PAYLOAD);
+        Bench[] clients = new Bench[VARIANTS.length];
+        double[][][] results = new double[VARIANTS.length][this.rounds][];
+        try {
+            for (int v = 0; v < VARIANTS.length; v++) {
+                clients[v] = new Bench(VARIANTS[v][0] == 1, v);
+            }
+            for (int i = 0; i < this.warmupRounds; i++) {
+                for (int v = 0; v < VARIANTS.length; v++) {
+                    clients[v].round(this.requests, VARIANTS[v][1]);
+                }
+            }
+            for (int i = 0; i < this.rounds; i++) {
+                // alternating order: another process's load falls on every variant alike
+                for (int k = 0; k < VARIANTS.length; k++) {
+                    int v = (i % 2 == 0) ? k : VARIANTS.length - 1 - k;
+                    results[v][i] = clients[v].round(this.requests, VARIANTS[v][1]);
+                }
+            }
+        }
+        finally {
+            for (Bench client : clients) {
+                if (client != null) {
+                    client.close();
+                }
+            }
+        }
+        System.out.printf(Locale.ROOT, "%nthe reply's byte[] of %d bytes: %d B (allocated on the loop, subtracted below)%n",
+                PAYLOAD, replyBytes);
+        System.out.println("call, in flight          loop B/request beyond the reply (max)   caller B/request (median)"
+                + "   loop CPU ns/request (median)   requests/s (median)");
+        double maxAllocated = 0;
+        for (int v = 0; v < VARIANTS.length; v++) {
+            double[][] rounds = results[v];
+            double allocated = Arrays.stream(rounds).mapToDouble((r) -> r[0]).max().orElse(Double.NaN) - replyBytes;
+            double caller = median(Arrays.stream(rounds).mapToDouble((r) -> r[1]).sorted().toArray());
+            double cpu = median(Arrays.stream(rounds).mapToDouble((r) -> r[2]).sorted().toArray());
+            double rate = median(Arrays.stream(rounds).mapToDouble((r) -> r[3]).sorted().toArray());
+            String call = (VARIANTS[v][0] == 1) ? "request" : "exchange";
+            System.out.printf(Locale.ROOT, "%-9s %2d %40.3f %27.1f %30.0f %21.0f%n", call, VARIANTS[v][1], allocated,
+                    caller, cpu, rate);
+            maxAllocated = Math.max(maxAllocated, allocated);
+        }
+        System.out.printf(Locale.ROOT, "%nbytes allocated per request on the client's event loop beyond the reply: %.3f"
+                + " (largest round of any variant); target 0: %s%n", maxAllocated, (maxAllocated < 0.5) ? "met" : "MISSED");
+    }
+
+    /** What one {@code byte[length]} takes on this JVM's heap, measured on this thread. */
+    private static long arrayBytes(int length) {
+        long id = Thread.currentThread().getId();
+        int count = 10_000;
+        long best = Long.MAX_VALUE;
+        for (int attempt = 0; attempt < 5; attempt++) {
+            long before = THREADS.getThreadAllocatedBytes(id);
+            for (int i = 0; i < count; i++) {
+                sink = new byte[length];
+            }
+            best = Math.min(best, (THREADS.getThreadAllocatedBytes(id) - before) / count);
+        }
+        return best;
+    }
+
+    private static double median(double[] sorted) {
+        int n = sorted.length;
+        return (n % 2 == 1) ? sorted[n / 2] : (sorted[n / 2 - 1] + sorted[n / 2]) / 2;
+    }
+
+    /** One client of one connection to the stand-in, and its event loop thread. */
+    private static final class Bench implements AutoCloseable {
+
+        private final FakeLibRpma fake = new FakeLibRpma().callLogLimit(1000);
+
+        private final DataPathStub stub;
+
+        private final RpmaClient client;
+
+        private final boolean framed;
+
+        private final Thread loop;
+
+        private long nextValue = 1;
+
+        Bench(boolean framed, int index) throws InterruptedException {
+            this.framed = framed;
+            this.stub = new DataPathStub(this.fake, framed ? DataPathStub.Peer.FRAMED_ECHO : DataPathStub.Peer.RAW_ECHO);
+            String name = "bench" + index;
+            this.client = RpmaClient.builder(Rpma.using(this.stub))
+                .name(name)
+                .address(ADDRESS)
+                .port(PORT + index)
+                .mode(framed ? RpmaWireMode.FRAMED : RpmaWireMode.RAW)
+                .maxMessageSize(framed ? 4096 : PAYLOAD)
+                .receiveSlots(32)
+                .rawWindow(16)
+                .build();
+            long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+            while (!this.stub.established()
+                    || this.client.connections().get(0).state() != RpmaClientConnectionState.ESTABLISHED) {
+                if (System.nanoTime() - deadline > 0) {
+                    throw new IllegalStateException("the benchmark's connection was not established");
+                }
+                Thread.sleep(1);
+            }
+            this.loop = Thread.getAllStackTraces()
+                .keySet()
+                .stream()
+                .filter((thread) -> thread.getName().equals("rpma-client-" + name + "-0"))
+                .findFirst()
+                .orElseThrow(() -> new IllegalStateException("no event loop thread of client " + name));
+        }
+
+        /** {loop bytes, caller bytes, loop CPU ns per request, requests per second}. */
+        double[] round(int count, int inflight) {
+            long caller = Thread.currentThread().getId();
+            long loopId = this.loop.getId();
+            long allocated = THREADS.getThreadAllocatedBytes(loopId);
+            long callerAllocated = THREADS.getThreadAllocatedBytes(caller);
+            long cpu = THREADS.getThreadCpuTime(loopId);
+            long start = System.nanoTime();
+            drive(count, inflight);
+            long elapsed = System.nanoTime() - start;
+            return new double[] { (double) (THREADS.getThreadAllocatedBytes(loopId) - allocated) / count,
+                    (double) (THREADS.getThreadAllocatedBytes(caller) - callerAllocated) / count,
+                    (double) (THREADS.getThreadCpuTime(loopId) - cpu) / count, count * 1e9 / elapsed };
+        }
+
+        /** {@code count} requests, {@code inflight} at a time; each reply must carry its request's value. */
+        @SuppressWarnings("unchecked")
+        private void drive(int count, int inflight) {
+            CompletableFuture<byte[]>[] futures = new CompletableFuture[inflight];
+            long[] values = new long[inflight];
+            byte[] payload = new byte[PAYLOAD];
+            ByteBuffer view = ByteBuffer.wrap(payload).order(ByteOrder.LITTLE_ENDIAN);
+            for (int i = 0; i < count + inflight; i++) {
+                int k = i % inflight;
+                if (futures[k] != null) {
+                    byte[] reply = futures[k].join();
+                    long got = ByteBuffer.wrap(reply).order(ByteOrder.LITTLE_ENDIAN).getLong(0);
+                    if (got != values[k]) {
+                        throw new IllegalStateException("the reply carried " + got + ", not " + values[k]);
+                    }
+                    futures[k] = null;
+                }
+                if (i < count) {
+                    values[k] = this.nextValue++;
+                    // the client copies the payload when called: one array serves every call
+                    view.putLong(0, values[k]);
+                    futures[k] = this.framed ? this.client.request("bench", payload) : this.client.exchange(payload);
+                }
+            }
+        }
+
+        @Override
+        public void close() {
+            this.client.close();
+            this.stub.close();
+            this.fake.close();
+        }
+    }
+}
