@@ -35,6 +35,11 @@ import dev.rpma.server.loop.RpmaEventLoop;
  * attempt; ESTABLISHED until the server's CLOSED, a LOST or a failed completion; CLOSING when the
  * client closes (the client disconnects, and deletes on its CLOSED, at most 3 s later), then CLOSED.
  * The state is written on the loop only and read anywhere.
+ *
+ * <p>It is some 700 lines because a connection's life (connect, back-off, teardown) and the hand-over
+ * of its requests share one loop-confined state that splitting would expose; the frames and completions
+ * are in {@link ClientDataPath}, the requests in flight in {@link InFlightRequests}, their timeouts in
+ * {@link RequestDeadlines}.
  */
 final class ClientConnection implements RpmaClientConnection, RpmaEventLoop.IoHandler {
 

@@ -40,13 +40,17 @@ import dev.rpma.server.loop.RpmaEventLoopGroup;
  * <p>A request goes to the established connection with the fewest requests in flight (in turn among
  * equals), or waits on a connection that is connecting; with none, it fails at once with why the last
  * attempt failed. Requests a lost connection held wait for its next connection when no other
- * connection can take them, within their timeout. Its future completes on the connection's event loop: chain blocking work with the
- * {@code *Async} methods. When a connection is lost, the requests it had sent fail with
+ * connection can take them, within their timeout. Its future completes on the connection's event
+ * loop: chain blocking work with the {@code *Async} methods. When a connection is lost, the requests it had sent fail with
  * {@link RpmaConnectionLostException} unless marked idempotent (those are sent again on another
  * connection, at most {@code max-retries} times); requests not yet sent move to another connection;
  * the connection is made again after an exponential back-off.
  *
  * <p>The client owns its peer, its loops and its connections; {@link #close()} frees them once.
+ *
+ * <p>Past 500 lines because it is the whole public API (request, send, exchange, registration, the
+ * pool's state) and the choice of a connection for each call; what a connection does is in
+ * {@link ClientConnection}.
  */
 public final class RpmaClient implements AutoCloseable {
 
