@@ -58,9 +58,7 @@ class RpmaClientTest {
     }
 
     private RpmaClientBuilder builder() {
-        return RpmaClient.builder(Rpma.using(this.fake)).name("orders").address("198.18.0.1").port(7204)
-            .receiveSlots(4).sendSlots(4).maxMessageSize(64).observer(this.recorder)
-            .backoff(Duration.ofMillis(1), 2.0, Duration.ofMillis(4));
+        return ScriptedServer.clientOf(this.fake).address("198.18.0.1").port(7204).observer(this.recorder);
     }
 
     private ScriptedServer connect(int index) {

@@ -14,7 +14,6 @@ import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
-import dev.rpma.binding.Rpma;
 import dev.rpma.binding.RpmaConnectionEvent;
 import dev.rpma.binding.testing.FakeConnection;
 import dev.rpma.binding.testing.FakeLibRpma;
@@ -45,9 +44,7 @@ class RpmaClientTracingTest {
     }
 
     private RpmaClientBuilder builder() {
-        return RpmaClient.builder(Rpma.using(this.fake)).name("orders").address("198.18.0.1").port(7204)
-            .receiveSlots(4).sendSlots(4).maxMessageSize(64).requestObserver(this.observations)
-            .backoff(Duration.ofMillis(1), 2.0, Duration.ofMillis(4));
+        return ScriptedServer.clientOf(this.fake).address("198.18.0.1").port(7204).requestObserver(this.observations);
     }
 
     private ScriptedServer connect(boolean takesTraceContext) {

@@ -47,8 +47,7 @@ class RpmaServerLocatorTest {
     }
 
     private RpmaClientBuilder builder(RpmaServerLocator locator) {
-        return RpmaClient.builder(Rpma.using(this.fake)).name("orders").servers(locator).mode(RpmaWireMode.RAW)
-            .receiveSlots(4).sendSlots(4).maxMessageSize(64).backoff(Duration.ofMillis(1), 2.0, Duration.ofMillis(4));
+        return ScriptedServer.clientOf(this.fake).servers(locator).mode(RpmaWireMode.RAW);
     }
 
     @Test

@@ -18,6 +18,15 @@ final class ScriptedServer {
 
     static final Duration WAIT = Duration.ofSeconds(10);
 
+    /**
+     * A client of the tests' shape over {@code fake}: named "orders", 4 receive and 4 send slots of 64
+     * bytes, a back-off of milliseconds; the test adds where it connects and what observes it.
+     */
+    static RpmaClientBuilder clientOf(dev.rpma.binding.testing.FakeLibRpma fake) {
+        return RpmaClient.builder(dev.rpma.binding.Rpma.using(fake)).name("orders").receiveSlots(4).sendSlots(4)
+            .maxMessageSize(64).backoff(Duration.ofMillis(1), 2.0, Duration.ofMillis(4));
+    }
+
     private final FakeConnection connection;
 
     ScriptedServer(FakeConnection connection) {

@@ -134,6 +134,9 @@ public final class FakeConnection extends FakeObject {
     /** Loopback fault: how long this side's messages take to reach the other side. */
     long delayNanos;
 
+    /** Whether a timer will pump this side's delayed sends. */
+    boolean pumpScheduled;
+
     /** Loopback fault: the status the next work request posted here completes with (0: none). */
     int failNextStatus;
 
@@ -467,7 +470,10 @@ public final class FakeConnection extends FakeObject {
             WaitingSend send = this.waitingSends.peek();
             long wait = send.dueNanos() - System.nanoTime();
             if (send.dueNanos() != 0 && wait > 0) {
-                this.fake.pumpLater(this, wait);
+                if (!this.pumpScheduled) {
+                    this.pumpScheduled = true;
+                    this.fake.pumpLater(this, wait);
+                }
                 return;
             }
             PostedReceive receive = to.takeReceive();
@@ -480,9 +486,7 @@ public final class FakeConnection extends FakeObject {
             }
             else {
                 // the responder's length error: the requester sees a remote invalid request, both queue pairs fail
-                sendCompletion(new FakeCompletionQueue.Completion(send.context(), IBV_WC_REM_INV_REQ_ERR,
-                        FLUSHED_OPCODE, 0, 0, 0, this.qpNumber, 0, 0), true);
-                breakQueuePair();
+                failWorkRequest(send.context(), IBV_WC_REM_INV_REQ_ERR);
             }
         }
     }
@@ -565,8 +569,7 @@ public final class FakeConnection extends FakeObject {
     /** Under the fake's lock: {@code message} fills {@code receive}; {@code false}: too long, the queue pair broke. */
     boolean fill(PostedReceive receive, byte[] message, int imm, boolean withImm) {
         if (message.length > receive.length()) {
-            receiveQueue().add(new FakeCompletionQueue.Completion(receive.context(), IBV_WC_LOC_LEN_ERR,
-                    FLUSHED_OPCODE, 0, 0, 0, this.qpNumber, 0, 0));
+            receiveQueue().add(failed(receive.context(), IBV_WC_LOC_LEN_ERR));
             breakQueuePair();
             return false;
         }
@@ -579,9 +582,22 @@ public final class FakeConnection extends FakeObject {
         return true;
     }
 
+    /**
+     * Under the fake's lock: a work request posted on the send queue ends with the error {@code status}
+     * (always reported, as an error completion is) and the queue pair fails.
+     */
+    void failWorkRequest(long context, int status) {
+        sendCompletion(failed(context, status), true);
+        breakQueuePair();
+    }
+
+    /** An error completion: its opcode is undefined in verbs, the fake writes {@value #FLUSHED_OPCODE}. */
+    private FakeCompletionQueue.Completion failed(long context, int status) {
+        return new FakeCompletionQueue.Completion(context, status, FLUSHED_OPCODE, 0, 0, 0, this.qpNumber, 0, 0);
+    }
+
     FakeCompletionQueue.Completion flushed(long context) {
-        return new FakeCompletionQueue.Completion(context, IBV_WC_WR_FLUSH_ERR, FLUSHED_OPCODE, 0, 0, 0, this.qpNumber,
-                0, 0);
+        return failed(context, IBV_WC_WR_FLUSH_ERR);
     }
 
     private FakeCompletionQueue receiveQueue() {

@@ -307,6 +307,9 @@ public final class FakeLibRpma implements LibRpma, PassiveCmIds, AutoCloseable {
 
     private final Map<String, Handle> ibvContexts = new HashMap<>();
 
+    /** The live local regions by rkey: what a remote region's descriptor names. */
+    private final Map<Integer, Handle> regionsByKey = new HashMap<>();
+
     private final Map<String, FakeEndpoint> endpointsByAddress = new LinkedHashMap<>();
 
     private final List<FakeEndpoint> endpoints = new ArrayList<>();
@@ -939,7 +942,9 @@ public final class FakeLibRpma implements LibRpma, PassiveCmIds, AutoCloseable {
                 return failOut(c, failure, mrPtr);
             }
             Mr mr = new Mr(ptr, size, usage, (int) (0x1000 + this.sequence.get()));
-            putLong(mrPtr, create(c, Kind.MR_LOCAL, p, mr).address);
+            Handle registered = create(c, Kind.MR_LOCAL, p, mr);
+            this.regionsByKey.put(mr.rkey, registered);
+            putLong(mrPtr, registered.address);
             return c.ok();
         }, peer, ptr, size, usage, mrPtr);
     }
@@ -951,6 +956,7 @@ public final class FakeLibRpma implements LibRpma, PassiveCmIds, AutoCloseable {
             if (mr == null) {
                 return c.ok();
             }
+            this.regionsByKey.remove(((Mr) mr.state).rkey);
             free(c, mr);
             putLong(mrPtr, 0);
             Failure failure = injected(c);
@@ -1281,7 +1287,7 @@ public final class FakeLibRpma implements LibRpma, PassiveCmIds, AutoCloseable {
                 connection.events.add(RpmaConnectionEvent.CLOSED.code());
                 connection.signal();
             }
-            Loopback.gone(connection, RpmaConnectionEvent.CLOSED);
+            Loopback.gone(connection);
             return c.ok();
         }, conn);
     }
@@ -2081,18 +2087,7 @@ public final class FakeLibRpma implements LibRpma, PassiveCmIds, AutoCloseable {
      * region's rkey names, or {@code null} once deregistered.
      */
     Handle regionByKey(int rkey) {
-        for (Handle handle : this.handles.values()) {
-            if (handle.live && handle.state instanceof Mr mr && mr.rkey == rkey) {
-                return handle;
-            }
-        }
-        return null;
-    }
-
-    /** A region's start, size, usage and the peer (protection domain) it is registered on, for {@link Loopback}. */
-    static long[] regionOf(Handle handle) {
-        Mr mr = (Mr) handle.state;
-        return new long[] { mr.ptr, mr.size, mr.usage, handle.parent.address() };
+        return this.regionsByKey.get(rkey);
     }
 
     /** Under the lock: the peer a connection belongs to. */
@@ -2123,6 +2118,7 @@ public final class FakeLibRpma implements LibRpma, PassiveCmIds, AutoCloseable {
         }
         this.timer.schedule(() -> {
             synchronized (this.lock) {
+                connection.pumpScheduled = false;
                 connection.pump();
                 this.lock.notifyAll();
             }
@@ -2532,7 +2528,7 @@ public final class FakeLibRpma implements LibRpma, PassiveCmIds, AutoCloseable {
                 if (function.equals("rpma_write_with_imm")) {
                     throw violation(c, "rpma_write_with_imm is not modelled by the loopback");
                 }
-                return loopbackPosted(c, Loopback.oneSided(this, connection, function, regionOf(this.handles.get(local)),
+                return loopbackPosted(c, Loopback.oneSided(this, connection, function, this.handles.get(local),
                         localOffset, remoteOf(remote), remoteOffset, len, flags, opContext, null));
             }
             connection.posted.add(new PostedOperation(function, local, localOffset, len, remote, remoteOffset, flags,

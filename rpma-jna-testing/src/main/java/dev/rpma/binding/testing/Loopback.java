@@ -158,15 +158,15 @@ final class Loopback {
         }
     }
 
-    /** {@code connection} disconnected or was deleted: the other side gets {@code event} once. */
-    static void gone(FakeConnection connection, RpmaConnectionEvent event) {
+    /** {@code connection} disconnected or was deleted: the other side gets {@code CLOSED} once. */
+    static void gone(FakeConnection connection) {
         connection.peerGone = true;
         FakeConnection peer = connection.peer;
         if (peer == null || peer.peerGone || peer.deletedOn != null) {
             return;
         }
         peer.peerGone = true;
-        peer.events.add(event.code());
+        peer.events.add(RpmaConnectionEvent.CLOSED.code());
         peer.signal();
     }
 
@@ -177,7 +177,7 @@ final class Loopback {
      */
     static void deleted(FakeConnection connection) {
         connection.broken = true;
-        gone(connection, RpmaConnectionEvent.CLOSED);
+        gone(connection);
         if (connection.peer != null) {
             connection.peer.breakQueuePair();
         }
@@ -218,21 +218,19 @@ final class Loopback {
         }
         connection.failNextStatus = 0;
         connection.sendSlotsInUse++;
-        connection.sendCompletion(new FakeCompletionQueue.Completion(context, status, FakeConnection.FLUSHED_OPCODE, 0,
-                0, 0, connection.qpNumber, 0, 0), true);
-        connection.breakQueuePair();
+        connection.failWorkRequest(context, status);
         return true;
     }
 
     /**
      * A read, write, atomic write or flush: done at once against the other side's memory.
      *
-     * @param local the local region's start, size and usage ({@code null} for atomic write and flush)
+     * @param local the local region's handle ({@code null} for atomic write and flush)
      * @param value the 8 bytes of an atomic write, else {@code null}
      * @return 0, or the errno with which {@code ibv_post_send} refuses it ({@code ENOMEM}: send queue
      *     full; {@code EINVAL}: not connected)
      */
-    static int oneSided(FakeLibRpma fake, FakeConnection connection, String function, long[] local,
+    static int oneSided(FakeLibRpma fake, FakeConnection connection, String function, FakeLibRpma.Handle local,
             long localOffset, FakeLibRpma.MrRemote remote, long remoteOffset, long length, int flags, long context,
             byte[] value) {
         if (connection.sendSlotsInUse >= connection.config.sq) {
@@ -252,15 +250,13 @@ final class Loopback {
         boolean read = function.equals("rpma_read") || function.equals("rpma_flush");
         int status = check(fake, connection, function, local, localOffset, remote, remoteOffset, length);
         if (status != 0) {
-            connection.sendCompletion(new FakeCompletionQueue.Completion(context, status, FakeConnection.FLUSHED_OPCODE,
-                    0, 0, 0, connection.qpNumber, 0, 0), true);
-            connection.breakQueuePair();
+            connection.failWorkRequest(context, status);
             return 0;
         }
         long target = remote.address() + remoteOffset;
         switch (function) {
-            case "rpma_read" -> copy(target, local[0] + localOffset, length);
-            case "rpma_write" -> copy(local[0] + localOffset, target, length);
+            case "rpma_read" -> copy(target, region(local).ptr() + localOffset, length);
+            case "rpma_write" -> copy(region(local).ptr() + localOffset, target, length);
             case "rpma_atomic_write" -> new Pointer(target).write(0, value, 0, 8);
             default -> {
                 // a flush moves nothing here: the bytes are where the writes put them
@@ -273,16 +269,11 @@ final class Loopback {
     }
 
     /** 0 when the device would do it, else the completion status it would end with. */
-    private static int check(FakeLibRpma fake, FakeConnection connection, String function, long[] local,
+    private static int check(FakeLibRpma fake, FakeConnection connection, String function, FakeLibRpma.Handle local,
             long localOffset, FakeLibRpma.MrRemote remote, long remoteOffset, long length) {
-        int localNeeds = switch (function) {
-            case "rpma_read" -> READ_DST;
-            case "rpma_write" -> WRITE_SRC;
-            default -> 0;
-        };
+        int localNeeds = function.equals("rpma_read") ? READ_DST : WRITE_SRC;
         // an lkey of another protection domain (a region of another peer) is a local protection error on a device
-        if (local != null && ((local[2] & localNeeds) == 0 || localOffset < 0 || localOffset + length > local[1]
-                || local[3] != fake.peerOf(connection))) {
+        if (local != null && !allows(fake, local, connection, localNeeds, region(local).ptr(), localOffset, length)) {
             return IBV_WC_LOC_PROT_ERR;
         }
         FakeConnection peer = connection.peer;
@@ -292,15 +283,27 @@ final class Loopback {
             default -> WRITE_DST;
         };
         FakeLibRpma.Handle region = fake.regionByKey(remote.rkey());
-        if (region == null || peer == null || region.parent == null || region.parent.address() != fake.peerOf(peer)) {
-            return IBV_WC_REM_ACCESS_ERR;
-        }
-        long[] registered = FakeLibRpma.regionOf(region);
-        if (registered[0] != remote.address() || (registered[2] & remoteNeeds) == 0 || remoteOffset < 0
-                || remoteOffset + length > registered[1]) {
+        if (region == null || peer == null
+                || !allows(fake, region, peer, remoteNeeds, remote.address(), remoteOffset, length)) {
             return IBV_WC_REM_ACCESS_ERR;
         }
         return 0;
+    }
+
+    /**
+     * Whether {@code region} (registered at {@code start}) may serve {@code connection}'s operation:
+     * registered on its peer (protection domain), with one of the {@code needs} usages, and holding the
+     * range.
+     */
+    private static boolean allows(FakeLibRpma fake, FakeLibRpma.Handle region, FakeConnection connection, int needs,
+            long start, long offset, long length) {
+        FakeLibRpma.Mr mr = region(region);
+        return region.parent != null && region.parent.address() == fake.peerOf(connection) && mr.ptr() == start
+                && (mr.usage() & needs) != 0 && offset >= 0 && offset + length <= mr.size();
+    }
+
+    private static FakeLibRpma.Mr region(FakeLibRpma.Handle handle) {
+        return (FakeLibRpma.Mr) handle.state;
     }
 
     private static void copy(long from, long to, long length) {
