@@ -3,7 +3,7 @@
  * 08-messages-ping-pong client, on the wire and in the order of its calls, with every wait
  * bounded and the connection's CM events watched.
  *
- *   pingpong_client ADDR PORT SEED ROUNDS [SLEEP_US] [--timeout SEC] [--quiet]
+ *   pingpong_client ADDR PORT SEED ROUNDS [SLEEP_US] [--timeout SEC] [--quiet] [--start-file PATH]
  *
  * Registers an 8-byte RECV and an 8-byte SEND buffer, connects without private data (no
  * retry, as the example), then, as the example's `while (--rounds)`, does ROUNDS - 1 round
@@ -16,6 +16,9 @@
  *
  * Last line on stdout, on every path after the arguments were accepted:
  *   RESULT rounds=N last=V         (N round trips completed, V the last value received, or SEED)
+ *
+ * --start-file PATH: once established, wait (within the timeout) until PATH exists before the
+ * first round, so that a test can hold many sessions open at once and then start them together.
  *
  * --timeout SEC (default 60) bounds the whole run. Each wait polls the completion channel and
  * the CM event fd (both non-blocking): a server that disconnects does not make a posted
@@ -128,9 +131,34 @@ static int wait_round(struct rpma_conn *conn, struct rpma_cq *cq, int cq_fd, int
 	return WAIT_OK;
 }
 
+/*
+ * Waits until path exists, looking every 20 ms, while watching the connection's events: WAIT_OK,
+ * WAIT_CLOSED (the server ended the session meanwhile), WAIT_TIMEOUT or an error (reported).
+ */
+static int wait_start_file(struct rpma_conn *conn, int ev_fd, uint64_t deadline, const char *path)
+{
+	while (access(path, F_OK) != 0) {
+		if (now_ms() >= deadline)
+			return WAIT_TIMEOUT;
+		struct pollfd pfd = { ev_fd, POLLIN, 0 };
+		if (poll(&pfd, 1, 20) <= 0)
+			continue;
+		enum rpma_conn_event ev = RPMA_CONN_UNDEFINED;
+		int ret = take_event(conn, &ev);
+		if (ret == WAIT_NO_EVENT)
+			continue;
+		if (ret)
+			return ret;
+		if (ev == RPMA_CONN_CLOSED || ev == RPMA_CONN_LOST)
+			return WAIT_CLOSED;
+	}
+	return WAIT_OK;
+}
+
 static void usage(const char *argv0)
 {
-	fprintf(stderr, "usage: %s ADDR PORT SEED ROUNDS [SLEEP_US] [--timeout SEC] [--quiet]\n", argv0);
+	fprintf(stderr, "usage: %s ADDR PORT SEED ROUNDS [SLEEP_US] [--timeout SEC] [--quiet] [--start-file PATH]\n",
+		argv0);
 	exit(EXIT_USAGE);
 }
 
@@ -140,12 +168,15 @@ int main(int argc, char **argv)
 	int npos = 0;
 	uint64_t timeout_s = 60;
 	bool quiet = false;
+	const char *start_file = NULL;
 	for (int i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--timeout") && i + 1 < argc) {
 			timeout_s = parse_u64(argv[i], argv[i + 1]);
 			i++;
 		} else if (!strcmp(argv[i], "--quiet")) {
 			quiet = true;
+		} else if (!strcmp(argv[i], "--start-file") && i + 1 < argc) {
+			start_file = argv[++i];
 		} else if (argv[i][0] != '-' && npos < 5) {
 			pos[npos++] = argv[i];
 		} else {
@@ -200,6 +231,22 @@ int main(int argc, char **argv)
 	established = true;
 	if (get_cq_fd(conn, &cq, &cq_fd))
 		goto out_disconnect;
+	if (start_file) {
+		ret = wait_start_file(conn, ev_fd, deadline, start_file);
+		if (ret == WAIT_CLOSED) {
+			fprintf(stderr, "pingpong_client: the server closed the connection before the start file came\n");
+			closed = true;
+			rc = EXIT_SERVER_CLOSED;
+			goto out_disconnect;
+		}
+		if (ret == WAIT_TIMEOUT) {
+			fprintf(stderr, "pingpong_client: %s did not appear within the %" PRIu64 " s timeout\n",
+				start_file, timeout_s);
+			rc = EXIT_TIMEOUT;
+		}
+		if (ret)
+			goto out_disconnect;
+	}
 
 	while (--rounds) {
 		/* a receive for the server's answer, then the counter */
