@@ -2,10 +2,11 @@
  * hello_client.c - an end-to-end test client that behaves as librpma's example
  * 01-connection client, on the wire and in the order of its calls, with every wait bounded.
  *
- *   hello_client ADDR PORT [--timeout SEC] [--retry-delay-ms N]
+ *   hello_client ADDR PORT [--timeout SEC] [--retry-delay-ms N] [--attempts N] [--private-data-hex HEX]
  *
- * Connects to ADDR:PORT with private data "Hello server!\0" (14 bytes). A REJECTED connect
- * (also what a port without a listener gives) is retried: 10 attempts in all, N ms apart
+ * Connects to ADDR:PORT with private data "Hello server!\0" (14 bytes), or the bytes HEX gives
+ * (at most 56: an admission token in front of the greeting, say). A REJECTED connect (also what a
+ * port without a listener gives) is retried: 10 attempts in all (--attempts), N ms apart
  * (default 5000, the example's 5 s). After ESTABLISHED it prints
  *   Received a message: <the server's private data as a C string>
  * (or "No message received" when there is none), then waits for the server to close the
@@ -39,7 +40,10 @@ int main(int argc, char **argv)
 {
 	const char *pos[2];
 	int npos = 0;
-	long timeout_s = 60, retry_delay_ms = 5000;
+	long timeout_s = 60, retry_delay_ms = 5000, attempts = MAX_ATTEMPTS;
+	unsigned char custom[56];
+	size_t custom_len = 0;
+	bool has_custom = false;
 	for (int i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--timeout") && i + 1 < argc) {
 			timeout_s = parse_long(argv[i], argv[i + 1], 0);
@@ -47,13 +51,23 @@ int main(int argc, char **argv)
 		} else if (!strcmp(argv[i], "--retry-delay-ms") && i + 1 < argc) {
 			retry_delay_ms = parse_long(argv[i], argv[i + 1], 0);
 			i++;
+		} else if (!strcmp(argv[i], "--attempts") && i + 1 < argc) {
+			attempts = parse_long(argv[i], argv[i + 1], 1);
+			if (attempts > MAX_ATTEMPTS)
+				bad_value(argv[i], argv[i + 1]);
+			i++;
+		} else if (!strcmp(argv[i], "--private-data-hex") && i + 1 < argc) {
+			custom_len = parse_hex(argv[i], argv[i + 1], custom, sizeof(custom));
+			has_custom = true;
+			i++;
 		} else if (argv[i][0] != '-' && npos < 2)
 			pos[npos++] = argv[i];
 		else
 			npos = -100;
 	}
 	if (npos != 2 || timeout_s < 1) {
-		fprintf(stderr, "usage: %s ADDR PORT [--timeout SEC] [--retry-delay-ms N]\n", argv[0]);
+		fprintf(stderr, "usage: %s ADDR PORT [--timeout SEC] [--retry-delay-ms N] [--attempts N]"
+			" [--private-data-hex HEX]\n", argv[0]);
 		return EXIT_USAGE;
 	}
 	const char *addr = pos[0], *port = pos[1];
@@ -71,7 +85,11 @@ int main(int argc, char **argv)
 		return EXIT_FAIL;
 
 	struct rpma_conn_private_data pdata = { (void *)HELLO_SERVER, sizeof(HELLO_SERVER) };
-	for (int attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
+	if (has_custom) {
+		pdata.ptr = custom;
+		pdata.len = (uint8_t)custom_len;
+	}
+	for (int attempt = 0; attempt < attempts; attempt++) {
 		if (connect_to(peer, addr, port, &pdata, NULL, 0, NULL, &conn))
 			goto out_peer;
 		ret = wait_established(conn, &ev_fd, deadline, (uint64_t)timeout_s, true);
@@ -87,8 +105,8 @@ int main(int argc, char **argv)
 		(void) rpma_conn_disconnect(conn);
 		if ((ret = rpma_conn_delete(&conn)))
 			fail("rpma_conn_delete", ret);
-		if (attempt == MAX_ATTEMPTS - 1) {
-			fprintf(stderr, "hello_client: still rejected after %d attempts\n", MAX_ATTEMPTS);
+		if (attempt == attempts - 1) {
+			fprintf(stderr, "hello_client: still rejected after %ld attempts\n", attempts);
 			goto out_peer;
 		}
 		fprintf(stderr, "Retrying...\n");

@@ -2,10 +2,12 @@
  * reject_flood.c - a test tool that asks a server to connect COUNT times, one request after the
  * other, with private data the server rejects, and checks that every one is REJECTED.
  *
- *   reject_flood ADDR PORT COUNT [--greeting TEXT] [--timeout SEC]
+ *   reject_flood ADDR PORT COUNT [--greeting TEXT | --private-data-file PATH] [--timeout SEC]
  *
  * Each request carries TEXT with its '\0' (default "Hello stranger!", which the sample app's hello
- * handler rejects). A request's connection is deleted as soon as its REJECTED has come, so the
+ * handler rejects), or, with --private-data-file, the bytes of one line of PATH: each line is the
+ * private data of one request in hex (at most 56 bytes), used in turn, from the first again after
+ * the last (admission tokens, or bytes a log must not show as they are). A request's connection is deleted as soon as its REJECTED has come, so the
  * client keeps no CM id of its own between requests. At the end it prints
  *   REJECTED <count> in <ms> ms
  * --timeout SEC (default 600) bounds the whole run.
@@ -26,12 +28,15 @@ int main(int argc, char **argv)
 	int npos = 0;
 	long timeout_s = 600;
 	const char *greeting = "Hello stranger!";
+	const char *file = NULL;
 	for (int i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--timeout") && i + 1 < argc) {
 			timeout_s = parse_long(argv[i], argv[i + 1], 1);
 			i++;
 		} else if (!strcmp(argv[i], "--greeting") && i + 1 < argc) {
 			greeting = argv[++i];
+		} else if (!strcmp(argv[i], "--private-data-file") && i + 1 < argc) {
+			file = argv[++i];
 		} else if (argv[i][0] != '-' && npos < 3) {
 			pos[npos++] = argv[i];
 		} else {
@@ -39,8 +44,8 @@ int main(int argc, char **argv)
 		}
 	}
 	if (npos != 3 || strlen(greeting) + 1 > 56) {
-		fprintf(stderr, "usage: %s ADDR PORT COUNT [--greeting TEXT (at most 55 bytes)] [--timeout SEC]\n",
-			argv[0]);
+		fprintf(stderr, "usage: %s ADDR PORT COUNT [--greeting TEXT (at most 55 bytes) | --private-data-file PATH]"
+			" [--timeout SEC]\n", argv[0]);
 		return EXIT_USAGE;
 	}
 	const char *addr = pos[0], *port = pos[1];
@@ -55,7 +60,27 @@ int main(int argc, char **argv)
 	struct rpma_conn_private_data pdata = { (void *)greeting, (uint8_t)(strlen(greeting) + 1) };
 	int rc = EXIT_OK;
 	long rejected = 0;
-	while (rejected < count) {
+	FILE *lines = NULL;
+	unsigned char data[56];
+	if (file && !(lines = fopen(file, "r"))) {
+		perror("reject_flood: --private-data-file");
+		rc = EXIT_USAGE;
+	}
+	while (rc == EXIT_OK && rejected < count) {
+		if (lines) {
+			char line[2 * sizeof(data) + 2];
+			if (!fgets(line, sizeof(line), lines)) {
+				rewind(lines);
+				if (!fgets(line, sizeof(line), lines)) {
+					fprintf(stderr, "reject_flood: %s has no line\n", file);
+					rc = EXIT_USAGE;
+					break;
+				}
+			}
+			line[strcspn(line, "\r\n")] = '\0';
+			pdata.ptr = data;
+			pdata.len = (uint8_t)parse_hex("--private-data-file", line, data, sizeof(data));
+		}
 		struct rpma_conn *conn = NULL;
 		int ev_fd = -1;
 		if (connect_to(peer, addr, port, &pdata, NULL, 0, NULL, &conn)) {
@@ -74,6 +99,8 @@ int main(int argc, char **argv)
 		if (rc != EXIT_OK)
 			break;
 	}
+	if (lines)
+		fclose(lines);
 	printf("REJECTED %ld in %llu ms\n", rejected, (unsigned long long)(now_ms() - start));
 	int ret = rpma_peer_delete(&peer);
 	return cleanup_rc(rc, "rpma_peer_delete", ret);

@@ -25,6 +25,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <ctype.h>
 #include <poll.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -62,6 +63,23 @@ static inline long parse_long(const char *opt, const char *s, long min)
 	if (errno || *end || v < min)
 		bad_value(opt, s);
 	return v;
+}
+
+/* the bytes of a hex string (two digits a byte, no separators) into out (at most max of them): their
+ * number; anything else is a bad value of what */
+static inline size_t parse_hex(const char *what, const char *hex, unsigned char *out, size_t max)
+{
+	size_t len = strlen(hex);
+	if (len % 2 || len / 2 > max)
+		bad_value(what, hex);
+	for (size_t i = 0; i < len / 2; i++) {
+		unsigned int byte;
+		if (!isxdigit((unsigned char)hex[2 * i]) || !isxdigit((unsigned char)hex[2 * i + 1]) ||
+				sscanf(hex + 2 * i, "%2x", &byte) != 1)
+			bad_value(what, hex);
+		out[i] = (unsigned char)byte;
+	}
+	return len / 2;
 }
 
 /* the arguments "ADDR PORT [--timeout SEC]" (default 60 s) of the one-connection programs: the address,

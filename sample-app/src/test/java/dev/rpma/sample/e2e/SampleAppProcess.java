@@ -88,6 +88,15 @@ final class SampleAppProcess implements AutoCloseable {
         return this.process.isAlive();
     }
 
+    /** The CPU time (user and system) the app has used so far, from {@code /proc/<pid>/stat}, in milliseconds. */
+    long cpuMillis() throws IOException {
+        String stat = Files.readString(Path.of("/proc", String.valueOf(pid()), "stat"), StandardCharsets.US_ASCII);
+        // the fields after the command name, which is in parentheses and may hold spaces: utime and stime are
+        // fields 14 and 15 of the whole line, in clock ticks of 10 ms (USER_HZ is 100 on Linux)
+        String[] fields = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
+        return (Long.parseLong(fields[11]) + Long.parseLong(fields[12])) * 10;
+    }
+
     HttpResponse<String> get(String path) throws IOException, InterruptedException {
         HttpRequest request = HttpRequest.newBuilder(uri(path)).timeout(Duration.ofSeconds(30)).GET().build();
         return this.http.send(request, HttpResponse.BodyHandlers.ofString());
