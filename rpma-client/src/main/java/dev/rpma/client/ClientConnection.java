@@ -70,6 +70,8 @@ final class ClientConnection implements RpmaClientConnection, RpmaEventLoop.IoHa
 
     private volatile @Nullable RpmaCommonData commonData;
 
+    private volatile long remoteRegionSize;
+
     // owned by the loop
     private @Nullable ClientSlots slots;
 
@@ -137,6 +139,11 @@ final class ClientConnection implements RpmaClientConnection, RpmaEventLoop.IoHa
     @Override
     public @Nullable RpmaCommonData commonData() {
         return this.commonData;
+    }
+
+    @Override
+    public long remoteRegionSize() {
+        return this.remoteRegionSize;
     }
 
     @Override
@@ -343,7 +350,9 @@ final class ClientConnection implements RpmaClientConnection, RpmaEventLoop.IoHa
         RpmaCommonData common = this.commonData;
         try {
             if (common != null) {
-                this.remote = this.client.rpma().remoteMemoryRegion(common.memoryRegionDescriptor());
+                RpmaRemoteMemoryRegion region = this.client.rpma().remoteMemoryRegion(common.memoryRegionDescriptor());
+                this.remote = region;
+                this.remoteRegionSize = region.size();
             }
             ClientDataPath path = this.data;
             if (path != null) {
@@ -360,6 +369,12 @@ final class ClientConnection implements RpmaClientConnection, RpmaEventLoop.IoHa
         this.everConnected = true;
         moveTo(RpmaClientConnectionState.ESTABLISHED);
         this.client.established(this);
+        try {
+            this.client.connectionListener().established(this);
+        }
+        catch (RuntimeException ex) {
+            logger.warn("The connection listener of RPMA client '{}' failed", this.settings.name(), ex);
+        }
     }
 
     private static @Nullable RpmaCommonData commonDataOf(byte[] privateData) {
@@ -572,6 +587,12 @@ final class ClientConnection implements RpmaClientConnection, RpmaEventLoop.IoHa
                 this.client.elsewhere(request, this, why);
             }
         }
+        try {
+            this.client.connectionListener().ended(this, why);
+        }
+        catch (RuntimeException ex) {
+            logger.warn("The connection listener of RPMA client '{}' failed", this.settings.name(), ex);
+        }
         this.client.observer().reconnectScheduled(this.settings.name(), this.failuresInARow, delay);
         this.timer = this.loop.schedule(this::open, delay);
     }
@@ -620,6 +641,7 @@ final class ClientConnection implements RpmaClientConnection, RpmaEventLoop.IoHa
         }
         this.privateData = new byte[0];
         this.commonData = null;
+        this.remoteRegionSize = 0;
     }
 
     /**

@@ -78,6 +78,8 @@ public final class RpmaClient implements AutoCloseable {
 
     private final @Nullable RpmaClientMessageListener listener;
 
+    private final RpmaClientConnectionListener connectionListener;
+
     private final RpmaEventLoopGroup loops;
 
     private final ClientConnection[] connections;
@@ -91,7 +93,8 @@ public final class RpmaClient implements AutoCloseable {
     private final AtomicLong reconnects = new AtomicLong();
 
     private RpmaClient(Rpma rpma, @Nullable RpmaPeer peer, RpmaClientSettings settings, RpmaClientObserver observer,
-            RpmaRequestObserver requestObserver, @Nullable RpmaClientMessageListener listener) {
+            RpmaRequestObserver requestObserver, @Nullable RpmaClientMessageListener listener,
+            RpmaClientConnectionListener connectionListener) {
         this.rpma = rpma;
         this.peer = peer;
         this.settings = settings;
@@ -99,6 +102,7 @@ public final class RpmaClient implements AutoCloseable {
         this.observer = observer;
         this.requestObserver = requestObserver;
         this.listener = listener;
+        this.connectionListener = connectionListener;
         this.loops = new RpmaEventLoopGroup(settings.eventLoops(), "rpma-client-" + settings.name() + "-",
                 settings.busyPoll());
         this.connections = new ClientConnection[settings.poolSize()];
@@ -115,12 +119,13 @@ public final class RpmaClient implements AutoCloseable {
     }
 
     static RpmaClient start(Rpma rpma, RpmaClientSettings settings, RpmaClientObserver observer,
-            RpmaRequestObserver requestObserver, @Nullable RpmaClientMessageListener listener) {
+            RpmaRequestObserver requestObserver, @Nullable RpmaClientMessageListener listener,
+            RpmaClientConnectionListener connectionListener) {
         RpmaPeer peer = (settings.servers() instanceof FixedServerLocator fixed)
                 ? rpma.openPeer(fixed.server().address(), PeerRole.CLIENT) : null;
         RpmaClient client;
         try {
-            client = new RpmaClient(rpma, peer, settings, observer, requestObserver, listener);
+            client = new RpmaClient(rpma, peer, settings, observer, requestObserver, listener, connectionListener);
         }
         catch (RuntimeException ex) {
             if (peer != null) {
@@ -352,6 +357,10 @@ public final class RpmaClient implements AutoCloseable {
 
     @Nullable RpmaClientMessageListener messageListener() {
         return this.listener;
+    }
+
+    RpmaClientConnectionListener connectionListener() {
+        return this.connectionListener;
     }
 
     boolean isClosing() {

@@ -69,6 +69,8 @@ public final class RpmaClientBuilder {
 
     private @Nullable RpmaClientMessageListener messageListener;
 
+    private RpmaClientConnectionListener connectionListener = RpmaClientConnectionListener.NONE;
+
     RpmaClientBuilder(Rpma rpma) {
         this.rpma = rpma;
     }
@@ -211,6 +213,12 @@ public final class RpmaClientBuilder {
         return this;
     }
 
+    /** Told when a pooled connection is established and when it ends (default nothing). */
+    public RpmaClientBuilder connectionListener(RpmaClientConnectionListener listener) {
+        this.connectionListener = listener;
+        return this;
+    }
+
     /**
      * Opens the client's peer on the device that routes to the address, starts its event loops and its
      * connections, and returns without waiting for them: requests made meanwhile wait for a connection.
@@ -253,7 +261,8 @@ public final class RpmaClientBuilder {
                 this.maxMessageSize, this.mode, this.rawWindow, this.oneSidedDepth,
                 new Backoff(this.initialBackoff, this.maxBackoff, this.backoffMultiplier), this.maxRetries, this.eventLoops,
                 this.busyPoll, List.copyOf(allCodecs));
-        return RpmaClient.start(this.rpma, settings, this.observer, this.requestObserver, this.messageListener);
+        return RpmaClient.start(this.rpma, settings, this.observer, this.requestObserver, this.messageListener,
+                this.connectionListener);
     }
 
     private static boolean positive(Duration duration) {

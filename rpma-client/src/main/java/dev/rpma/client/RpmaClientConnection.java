@@ -33,6 +33,12 @@ public interface RpmaClientConnection {
     /** The accept's private data read as {@code struct common_data}, or {@code null} when it is not one. */
     @Nullable RpmaCommonData commonData();
 
+    /**
+     * Size in bytes of the server's region that {@link #commonData()} describes ({@code rpma_mr_remote_get_size}),
+     * 0 when there is none.
+     */
+    long remoteRegionSize();
+
     /** Requests (and one-sided operations) given to it and not completed. */
     int inFlight();
 

@@ -304,6 +304,73 @@ class RpmaClientTest {
     }
 
     @Test
+    void theConnectionListenerHearsTheAcceptOfAConnectionTheServerEndsAtOnceAndWhyItEnded() throws Exception {
+        this.fake.establishOnConnect(false);
+        RpmaPeer serverPeer = Rpma.using(this.fake).openPeer("198.18.0.1", PeerRole.SERVER);
+        try (serverPeer; RpmaMemoryRegion exposed = serverPeer.register(ByteBuffer.allocateDirect(48),
+                MemoryUsage.READ_SRC)) {
+            byte[] accept = RpmaCommonData.of(exposed.descriptor()).encode();
+            List<String> heard = new CopyOnWriteArrayList<>();
+            List<RpmaClientException> ends = new CopyOnWriteArrayList<>();
+            this.client = builder().mode(RpmaWireMode.RAW).backoff(Duration.ofHours(1), 2.0, Duration.ofHours(1))
+                .connectionListener(new RpmaClientConnectionListener() {
+
+                    @Override
+                    public void established(RpmaClientConnection connection) {
+                        heard.add(java.util.Arrays.equals(connection.privateData(), accept) + " "
+                                + (connection.commonData() != null) + " " + connection.remoteRegionSize());
+                    }
+
+                    @Override
+                    public void ended(RpmaClientConnection connection, RpmaClientException why) {
+                        heard.add(connection.privateData().length + " " + connection.remoteRegionSize());
+                        ends.add(why);
+                    }
+                })
+                .build();
+            await("the connection request", () -> this.fake.connections().size() == 1);
+            FakeConnection connection = this.fake.lastConnection();
+            connection.privateData(accept);
+            // example 01's server: it disconnects as soon as the connection is established
+            connection.queueEvent(RpmaConnectionEvent.ESTABLISHED);
+            connection.queueEvent(RpmaConnectionEvent.CLOSED);
+            await("the end", () -> ends.size() == 1);
+            assertThat(heard).containsExactly("true true 48", "0 0");
+            assertThat(ends.get(0)).isInstanceOf(RpmaConnectionLostException.class).hasMessageContaining("RPMA_CONN_CLOSED");
+            assertThat(this.client.connectionStates()).containsEntry(RpmaClientConnectionState.BACKING_OFF, 1);
+            this.client.close();
+        }
+    }
+
+    @Test
+    void theConnectionListenerHearsARejectionAndNothingWhenTheClientCloses() {
+        this.fake.establishOnConnect(false);
+        List<RpmaClientException> ends = new CopyOnWriteArrayList<>();
+        AtomicInteger established = new AtomicInteger();
+        this.client = builder().connectionListener(new RpmaClientConnectionListener() {
+
+            @Override
+            public void established(RpmaClientConnection connection) {
+                established.incrementAndGet();
+            }
+
+            @Override
+            public void ended(RpmaClientConnection connection, RpmaClientException why) {
+                ends.add(why);
+            }
+        }).build();
+        await("the connection request", () -> this.fake.connections().size() == 1);
+        this.fake.lastConnection().queueEvent(RpmaConnectionEvent.REJECTED);
+        await("the rejection", () -> ends.size() == 1);
+        assertThat(ends.get(0)).isInstanceOf(RpmaConnectRejectedException.class);
+        await("the next attempt", () -> this.fake.connections().size() == 2);
+        this.fake.lastConnection().queueEvent(RpmaConnectionEvent.ESTABLISHED);
+        await("established", () -> established.get() == 1);
+        this.client.close();
+        assertThat(ends).as("a client that closes tells nothing").hasSize(1);
+    }
+
+    @Test
     void closeFailsWhatIsPendingAndFreesEverythingOnce() {
         this.client = builder().poolSize(2).build();
         ScriptedServer server = connect(0);

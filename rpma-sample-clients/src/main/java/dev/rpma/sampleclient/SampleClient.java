@@ -3,90 +3,75 @@ package dev.rpma.sampleclient;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.time.Duration;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
-import java.util.function.BooleanSupplier;
-import java.util.function.Consumer;
+import java.util.concurrent.TimeoutException;
 
 import org.jspecify.annotations.Nullable;
 
-import dev.rpma.sampleclient.SampleClientException.Failure;
-import dev.rpma.server.RpmaCommonData;
-import dev.rpma.sampleclient.protocol.ExampleProtocols;
-import dev.rpma.binding.CompletionMode;
-import dev.rpma.binding.CompletionStatus;
 import dev.rpma.binding.MemoryUsage;
-import dev.rpma.binding.PeerRole;
 import dev.rpma.binding.Rpma;
-import dev.rpma.binding.RpmaCompletion;
-import dev.rpma.binding.RpmaConnection;
-import dev.rpma.binding.RpmaConnectionEvent;
-import dev.rpma.binding.RpmaConnectionRequest;
 import dev.rpma.binding.RpmaMemoryRegion;
-import dev.rpma.binding.RpmaOpcode;
-import dev.rpma.binding.RpmaPeer;
-import dev.rpma.binding.RpmaRemoteMemoryRegion;
-import dev.rpma.binding.io.FdPoller;
+import dev.rpma.client.RpmaClient;
+import dev.rpma.client.RpmaClientBuilder;
+import dev.rpma.client.RpmaClientClosedException;
+import dev.rpma.client.RpmaClientConnection;
+import dev.rpma.client.RpmaClientConnectionListener;
+import dev.rpma.client.RpmaClientException;
+import dev.rpma.sampleclient.SampleClientException.Failure;
+import dev.rpma.sampleclient.protocol.ExampleProtocols;
+import dev.rpma.server.RpmaCommonData;
+import dev.rpma.server.RpmaWireMode;
 
 /**
  * A client of librpma's examples 01-connection ({@link #hello}), 02-read-to-volatile
- * ({@link #read}) and 08-messages-ping-pong ({@link #pingPong}), for one server address. Each call
- * makes its own connection and tears it down as librpma requires of a client (disconnect, wait for
- * CLOSED, delete), so a failed call leaves nothing behind.
+ * ({@link #read}) and 08-messages-ping-pong ({@link #pingPong}), for one server address, on
+ * {@link RpmaClient} in raw mode. Each call makes its own connection, as the examples' clients do: an
+ * {@link RpmaClient} of one connection that never connects again, closed when the call ends, so a
+ * failed call leaves nothing behind.
  *
- * <p>Every wait has the client's timeout: librpma's own waits ({@code rpma_conn_next_event},
- * {@code rpma_cq_wait}) have none, so this client polls their fds. Thread-safe: calls may come at
- * once on several threads (each makes its own connection; the peer is thread-safe).
+ * <p>Every wait has the client's timeout. Thread-safe: calls may come at once on several threads
+ * (each makes its own connection); {@link #close()} ends the calls in progress.
  */
 public final class SampleClient implements AutoCloseable {
 
     /** How long a client waits for the server by default. */
     public static final Duration DEFAULT_TIMEOUT = Duration.ofSeconds(60);
 
-    private static final long RECV_CONTEXT = 0x5245_4356L;
-
-    private static final long SEND_CONTEXT = 0x5345_4E44L;
-
-    private static final long READ_CONTEXT = 0x5245_4144L;
-
     /** The 02-read-to-volatile client reads into a buffer of this size. */
     static final int READ_BUFFER_SIZE = 1024;
+
+    /** Longer than any call: a call's connection is never made again, the call ends when it ends. */
+    private static final Duration NEVER_AGAIN = Duration.ofDays(1);
 
     /** How often a hold looks at its release latch. */
     private static final long HOLD_SLICE_NANOS = TimeUnit.MILLISECONDS.toNanos(50);
 
-    /** How often a wait for completions looks whether the server closed the connection. */
-    private static final long SLICE_NANOS = TimeUnit.MILLISECONDS.toNanos(500);
-
     private final Rpma rpma;
-
-    private final RpmaPeer peer;
-
-    private final boolean ownsPeer;
 
     private final String server;
 
     private final Duration timeout;
 
-    private SampleClient(Rpma rpma, RpmaPeer peer, boolean ownsPeer, String server, Duration timeout) {
+    private final Set<Call> calls = ConcurrentHashMap.newKeySet();
+
+    private volatile boolean closed;
+
+    private SampleClient(Rpma rpma, String server, Duration timeout) {
         this.rpma = rpma;
-        this.peer = peer;
-        this.ownsPeer = ownsPeer;
         this.server = server;
         this.timeout = timeout;
     }
 
     /**
-     * A client of the server at {@code server} (an IP address reachable over RDMA), with its own
-     * peer on the device that routes there.
+     * A client of the server at {@code server} (an IP address reachable over RDMA); each call opens its
+     * own peer on the device that routes there.
      */
     public static SampleClient open(Rpma rpma, String server, Duration timeout) {
-        RpmaPeer peer = rpma.openPeer(server, PeerRole.CLIENT);
-        return new SampleClient(rpma, peer, true, server, timeout);
-    }
-
-    /** A client that uses a peer the caller opened (with {@link PeerRole#CLIENT}) and closes. */
-    public static SampleClient using(Rpma rpma, RpmaPeer peer, String server, Duration timeout) {
-        return new SampleClient(rpma, peer, false, server, timeout);
+        return new SampleClient(rpma, server, timeout);
     }
 
     public String server() {
@@ -100,38 +85,40 @@ public final class SampleClient implements AutoCloseable {
 
     /**
      * 01-connection: connects with {@code greeting} (NUL-terminated) as private data, reads the
-     * server's greeting from the accept's private data once established, disconnects.
+     * server's greeting from the accept's private data, then waits for the server to disconnect, as
+     * the example's client does.
      *
      * @throws SampleClientException {@link Failure#REJECTED} when the server rejects the greeting
      */
     public String hello(int port, String greeting) {
-        try (Session session = connect(port, ExampleProtocols.cString(greeting))) {
-            return ExampleProtocols.fromCString(session.connection.privateData());
+        try (Call call = connect("hello", port, ExampleProtocols.cString(greeting))) {
+            String reply = ExampleProtocols.fromCString(call.established().privateData());
+            call.awaitEnd("the server to disconnect");
+            return reply;
         }
     }
 
     /**
-     * 02-read-to-volatile: takes the memory region from the accept's {@code struct common_data},
-     * reads it with {@code rpma_read} and returns it as a C string.
+     * 02-read-to-volatile: reads, with {@code rpma_read}, the memory region the accept's
+     * {@code struct common_data} describes, from its data offset to its end, and returns it as a C
+     * string; then disconnects.
      */
     public String read(int port) {
         ByteBuffer destination = ByteBuffer.allocateDirect(READ_BUFFER_SIZE);
-        try (RpmaMemoryRegion local = this.peer.register(destination, MemoryUsage.READ_DST);
-                Session session = connect(port, null)) {
-            RpmaCommonData data = decode(session.connection.privateData());
-            try (RpmaRemoteMemoryRegion remote = this.rpma.remoteMemoryRegion(data.memoryRegionDescriptor())) {
-                long length = remote.size() - data.dataOffset();
-                if (length <= 0 || length > READ_BUFFER_SIZE) {
-                    throw new SampleClientException(Failure.PROTOCOL, "The server's memory region has " + length
-                            + " bytes after offset " + data.dataOffset() + "; this client reads 1 to " + READ_BUFFER_SIZE);
-                }
-                session.connection.read(local, 0, remote, data.dataOffset(), length, CompletionMode.ALWAYS, READ_CONTEXT);
-                RpmaCompletion completion = session.awaitOne("the completion of rpma_read");
-                expect(completion, RpmaOpcode.RDMA_READ, READ_CONTEXT);
-                byte[] bytes = new byte[(int) length];
-                destination.get(0, bytes);
-                return ExampleProtocols.fromCString(bytes);
+        // the region before the client that owns its peer: the try closes it first
+        try (Call call = connect("read", port, null);
+                RpmaMemoryRegion local = call.client.register(destination, MemoryUsage.READ_DST)) {
+            Accepted accepted = call.established();
+            RpmaCommonData data = decode(accepted.privateData());
+            long length = accepted.regionSize() - data.dataOffset();
+            if (length <= 0 || length > READ_BUFFER_SIZE) {
+                throw new SampleClientException(Failure.PROTOCOL, "The server's memory region has " + length
+                        + " bytes after offset " + data.dataOffset() + "; this client reads 1 to " + READ_BUFFER_SIZE);
             }
+            call.await(accepted.connection().read(local, 0, data.dataOffset(), length), "the completion of rpma_read");
+            byte[] bytes = new byte[(int) length];
+            destination.get(0, bytes);
+            return ExampleProtocols.fromCString(bytes);
         }
     }
 
@@ -141,295 +128,91 @@ public final class SampleClient implements AutoCloseable {
     }
 
     /**
-     * 08-messages-ping-pong: for each round, posts a receive, sends the counter and waits for both
-     * completions; the server's reply must be the counter plus one and becomes the next counter.
-     * Then the optional hold, then {@code I_M_DONE}, whose send completion is awaited before
-     * disconnecting (a disconnect flushes a send that has not left yet; the upstream client does not
-     * wait, and its last message can be lost).
+     * 08-messages-ping-pong: each round sends the counter and takes the server's next message, which
+     * must be the counter plus one and becomes the next counter. Then the optional hold, then
+     * {@code I_M_DONE}, after which the call waits for the server to disconnect, as the example's
+     * server does once it has it: disconnecting first could flush the message before it left (the
+     * example's client does, and its last message can be lost).
      *
      * @throws SampleClientException {@link Failure#CONNECTION_LOST} when the server ends the
      *     connection first, e.g. during the hold
      */
     public PingPongResult pingPong(int port, PingPongOptions options) {
-        ByteBuffer received = ByteBuffer.allocateDirect(ExampleProtocols.MESSAGE_SIZE).order(ByteOrder.LITTLE_ENDIAN);
-        ByteBuffer sent = ByteBuffer.allocateDirect(ExampleProtocols.MESSAGE_SIZE).order(ByteOrder.LITTLE_ENDIAN);
-        try (RpmaMemoryRegion receiveRegion = this.peer.register(received, MemoryUsage.RECV);
-                RpmaMemoryRegion sendRegion = this.peer.register(sent, MemoryUsage.SEND);
-                Session session = connect(port, null)) {
-            RpmaConnection connection = session.connection;
+        try (Call call = connect("pingpong", port, null)) {
+            call.established();
             long value = options.seed();
             long start = System.nanoTime();
             for (int round = 0; round < options.rounds(); round++) {
-                connection.receive(receiveRegion, 0, ExampleProtocols.MESSAGE_SIZE, RECV_CONTEXT);
-                sent.putLong(0, value);
-                connection.send(sendRegion, 0, ExampleProtocols.MESSAGE_SIZE, CompletionMode.ALWAYS, SEND_CONTEXT);
-                awaitSendAndReceive(session, round);
-                long reply = received.getLong(0);
-                if (reply != value + 1) {
-                    throw new SampleClientException(Failure.PROTOCOL, "Round " + (round + 1) + ": sent " + value
-                            + ", the server answered " + Long.toUnsignedString(reply) + " instead of " + (value + 1));
+                String what = "round " + (round + 1) + " of the ping-pong";
+                byte[] reply = call.await(call.client.exchange(message(value)), what);
+                if (reply.length != ExampleProtocols.MESSAGE_SIZE) {
+                    throw new SampleClientException(Failure.PROTOCOL, "Round " + (round + 1) + ": received "
+                            + reply.length + " bytes, a message is " + ExampleProtocols.MESSAGE_SIZE);
                 }
-                value = reply;
+                long answer = ByteBuffer.wrap(reply).order(ByteOrder.LITTLE_ENDIAN).getLong(0);
+                if (answer != value + 1) {
+                    throw new SampleClientException(Failure.PROTOCOL, "Round " + (round + 1) + ": sent " + value
+                            + ", the server answered " + Long.toUnsignedString(answer) + " instead of " + (value + 1));
+                }
+                value = answer;
             }
             Duration exchange = Duration.ofNanos(System.nanoTime() - start);
-            session.hold(options);
-            sent.putLong(0, ExampleProtocols.I_M_DONE);
-            connection.send(sendRegion, 0, ExampleProtocols.MESSAGE_SIZE, CompletionMode.ALWAYS, SEND_CONTEXT);
-            session.awaitDoneSent();
+            call.hold(options);
+            call.await(call.client.send(message(ExampleProtocols.I_M_DONE)), "I_M_DONE to be posted");
+            call.awaitEnd("the server to disconnect after I_M_DONE");
             return new PingPongResult(options.rounds(), options.seed(), value, exchange);
         }
     }
 
-    private void awaitSendAndReceive(Session session, int round) {
-        boolean[] done = new boolean[2];
-        session.awaitCompletions("round " + (round + 1) + " of the ping-pong", (completion) -> {
-            if (completion.context() == SEND_CONTEXT) {
-                expect(completion, RpmaOpcode.SEND, SEND_CONTEXT);
-                done[0] = true;
-            }
-            else {
-                expect(completion, RpmaOpcode.RECV, RECV_CONTEXT);
-                if (completion.byteLength() != ExampleProtocols.MESSAGE_SIZE) {
-                    throw new SampleClientException(Failure.PROTOCOL, "Round " + (round + 1) + ": received "
-                            + completion.byteLength() + " bytes, a message is " + ExampleProtocols.MESSAGE_SIZE);
-                }
-                done[1] = true;
-            }
-        }, () -> done[0] && done[1]);
-    }
-
-    /** Sends the request and waits for ESTABLISHED; on any other outcome the connection is deleted. */
-    private Session connect(int port, byte @Nullable [] privateData) {
-        RpmaConnectionRequest request = this.peer.newConnectionRequest(this.server, port, null);
-        RpmaConnection connection;
-        try {
-            connection = request.connect(privateData);
-        }
-        finally {
-            request.close();
-        }
-        Session session;
-        RpmaConnectionEvent event;
-        try {
-            connection.configureEventsBlocking(false);
-            session = new Session(connection);
-        }
-        catch (RuntimeException ex) {
-            connection.close();
-            throw ex;
-        }
-        try {
-            event = session.nextEvent(this.timeout);
-        }
-        catch (RuntimeException ex) {
-            session.delete();
-            throw ex;
-        }
-        if (event == RpmaConnectionEvent.ESTABLISHED) {
-            return session;
-        }
-        session.delete();
-        if (event == null) {
-            throw timeout("the server at " + this.server + ":" + port + " to accept");
-        }
-        throw new SampleClientException(Failure.of(event), "The connection to " + this.server + ":" + port
-                + " was not established: " + event);
-    }
-
     /**
-     * One established connection: its event fd and its completions, each waited for with the
-     * client's timeout, in slices, so that a wait for completions notices the server closing the
-     * connection (which completes nothing this side has posted).
+     * Ends the calls in progress: each fails with {@link Failure#CONNECTION_LOST} and its connection is
+     * closed. Calls made afterwards fail at once.
      */
-    private final class Session implements AutoCloseable {
-
-        private final RpmaConnection connection;
-
-        private final FdPoller events = new FdPoller(1);
-
-        private final int[] eventFd;
-
-        private @Nullable CompletionWaiter completions;
-
-        /** CLOSED or LOST already read, so the teardown must not wait for it. */
-        private boolean ended;
-
-        Session(RpmaConnection connection) {
-            this.connection = connection;
-            this.eventFd = new int[] { connection.eventFd() };
-        }
-
-        /** The next connection event within {@code timeout}, or {@code null}. */
-        @Nullable RpmaConnectionEvent nextEvent(Duration timeout) {
-            long deadline = System.nanoTime() + timeout.toNanos();
-            while (true) {
-                RpmaConnectionEvent event = this.connection.nextEvent();
-                if (event != null) {
-                    if (event != RpmaConnectionEvent.ESTABLISHED) {
-                        this.ended = true;
-                    }
-                    return event;
-                }
-                long left = deadline - System.nanoTime();
-                if (left <= 0) {
-                    return null;
-                }
-                this.events.await(this.eventFd, 1, millis(left));
-            }
-        }
-
-        /** Fails with CONNECTION_LOST if the server has ended the connection. */
-        void checkOpen(String what) {
-            RpmaConnectionEvent event = nextEvent(Duration.ZERO);
-            if (this.ended) {
-                throw new SampleClientException(Failure.CONNECTION_LOST, "The server ended the connection (" + event
-                        + ") while this client " + what);
-            }
-        }
-
-        /** Hands completions to {@code consumer} until {@code done}; fails on timeout or a closed connection. */
-        void awaitCompletions(String what, Consumer<RpmaCompletion> consumer,
-                BooleanSupplier done) {
-            if (this.completions == null) {
-                this.completions = new CompletionWaiter(this.connection);
-            }
-            long deadline = System.nanoTime() + SampleClient.this.timeout.toNanos();
-            while (!done.getAsBoolean()) {
-                long left = deadline - System.nanoTime();
-                if (left <= 0) {
-                    throw timeout(what);
-                }
-                if (this.completions.await(Duration.ofNanos(Math.min(left, SLICE_NANOS)), consumer) == 0) {
-                    checkOpen("waited for " + what);
-                }
-            }
-        }
-
-        /**
-         * Waits for the send completion of I_M_DONE. The server disconnects once it has received
-         * I_M_DONE, and its CLOSED may arrive before the acknowledgement that completes the send
-         * here (they travel on different queue pairs), so CLOSED ends the wait successfully too.
-         */
-        void awaitDoneSent() {
-            if (this.completions == null) {
-                this.completions = new CompletionWaiter(this.connection);
-            }
-            RpmaCompletion[] sent = new RpmaCompletion[1];
-            long deadline = System.nanoTime() + SampleClient.this.timeout.toNanos();
-            while (true) {
-                long left = deadline - System.nanoTime();
-                if (left <= 0) {
-                    throw timeout("the send completion of I_M_DONE");
-                }
-                this.completions.await(Duration.ofNanos(Math.min(left, SLICE_NANOS)), (completion) -> {
-                    if (completion.context() == SEND_CONTEXT) {
-                        sent[0] = completion;
-                    }
-                });
-                if (sent[0] != null && sent[0].isSuccess()) {
-                    expect(sent[0], RpmaOpcode.SEND, SEND_CONTEXT);
-                    return;
-                }
-                nextEvent(Duration.ZERO);
-                if (this.ended) {
-                    return;
-                }
-                if (sent[0] != null) {
-                    expect(sent[0], RpmaOpcode.SEND, SEND_CONTEXT);
-                }
-            }
-        }
-
-        RpmaCompletion awaitOne(String what) {
-            RpmaCompletion[] first = new RpmaCompletion[1];
-            awaitCompletions(what, (completion) -> {
-                if (first[0] == null) {
-                    first[0] = completion;
-                }
-            }, () -> first[0] != null);
-            return first[0];
-        }
-
-        /** Keeps the connection until the hold ends, the release latch opens, or the server closes it. */
-        void hold(PingPongOptions options) {
-            if (options.hold().isZero()) {
-                return;
-            }
-            if (options.onHold() != null) {
-                options.onHold().run();
-            }
-            long deadline = System.nanoTime() + options.hold().toNanos();
-            while (System.nanoTime() - deadline < 0) {
-                if (options.release() != null && options.release().getCount() == 0) {
-                    return;
-                }
-                nextEvent(Duration.ofNanos(Math.min(deadline - System.nanoTime(), HOLD_SLICE_NANOS)));
-                if (this.ended) {
-                    throw new SampleClientException(Failure.CONNECTION_LOST,
-                            "The server ended the connection while this client held it");
-                }
-            }
-        }
-
-        /** The client's teardown: disconnect, wait for CLOSED (unless it came already), delete. */
-        @Override
-        public void close() {
-            try {
-                this.connection.disconnect();
-                if (!this.ended) {
-                    nextEvent(SampleClient.this.timeout);
-                }
-            }
-            catch (RuntimeException ex) {
-                // the connection is deleted below whatever happened; the caller's own outcome matters more
-            }
-            finally {
-                delete();
-            }
-        }
-
-        void delete() {
-            try {
-                if (this.completions != null) {
-                    this.completions.close();
-                }
-                this.events.close();
-            }
-            finally {
-                this.connection.close();
-            }
+    @Override
+    public void close() {
+        this.closed = true;
+        for (Call call : this.calls) {
+            call.abort();
         }
     }
 
-    private static int millis(long nanos) {
-        return (int) Math.max(1, Math.min(Integer.MAX_VALUE, TimeUnit.NANOSECONDS.toMillis(nanos)));
+    /** Starts the call's client; its one connection is made on the client's event loop. */
+    private Call connect(String protocol, int port, byte @Nullable [] privateData) {
+        if (this.closed) {
+            throw new SampleClientException(Failure.CONNECTION_LOST, "The sample client of " + this.server
+                    + " is closed");
+        }
+        Events events = new Events();
+        RpmaClientBuilder builder = RpmaClient.builder(this.rpma)
+            .name(protocol)
+            .address(this.server)
+            .port(port)
+            .mode(RpmaWireMode.RAW)
+            // whole 8-byte messages, one in flight, as the examples' ping-pong; one rpma_read at a time
+            .maxMessageSize(ExampleProtocols.MESSAGE_SIZE)
+            .receiveSlots(2)
+            .sendSlots(2)
+            .oneSidedDepth(1)
+            // this call's own wait ends first, as a TIMEOUT; the pool's timers only keep nothing waiting longer
+            .connectTimeout(this.timeout.plusSeconds(1))
+            .requestTimeout(this.timeout.plusSeconds(1))
+            .backoff(NEVER_AGAIN, 1.0, NEVER_AGAIN)
+            .connectionListener(events);
+        if (privateData != null) {
+            builder.privateData(privateData);
+        }
+        Call call = new Call(builder.build(), events, this.server + ":" + port);
+        this.calls.add(call);
+        if (this.closed) {
+            call.close();
+            throw new SampleClientException(Failure.CONNECTION_LOST, "The sample client of " + this.server
+                    + " is closed");
+        }
+        return call;
     }
 
-    private static void expect(RpmaCompletion completion, RpmaOpcode opcode, long context) {
-        if (!completion.isSuccess()) {
-            // named by what this client posted: verbs leaves a failed completion's opcode undefined (often SEND)
-            throw new SampleClientException(Failure.CONNECTION_LOST, posted(completion.context()) + " completed with "
-                    + CompletionStatus.describe(completion.status())
-                    + ((completion.status() == CompletionStatus.WR_FLUSH_ERR) ? ": the connection was closed" : ""));
-        }
-        if (completion.opcode() != opcode || completion.context() != context) {
-            throw new SampleClientException(Failure.PROTOCOL, "Expected a completion of " + opcode + ", got "
-                    + completion.opcode() + " with context 0x" + Long.toHexString(completion.context()));
-        }
-    }
-
-    /** The work request a completion's context names. */
-    private static String posted(long context) {
-        if (context == RECV_CONTEXT) {
-            return "The receive";
-        }
-        if (context == SEND_CONTEXT) {
-            return "The send";
-        }
-        if (context == READ_CONTEXT) {
-            return "The rpma_read";
-        }
-        return "An operation with context 0x" + Long.toHexString(context);
+    private static byte[] message(long value) {
+        return ByteBuffer.allocate(ExampleProtocols.MESSAGE_SIZE).order(ByteOrder.LITTLE_ENDIAN).putLong(0, value).array();
     }
 
     private static RpmaCommonData decode(byte[] privateData) {
@@ -441,15 +224,146 @@ public final class SampleClient implements AutoCloseable {
         }
     }
 
-    private SampleClientException timeout(String what) {
-        return new SampleClientException(Failure.TIMEOUT, "Waited " + this.timeout.toSeconds() + "s for " + what);
+    /** What the accept carried, taken when the connection was established. */
+    private record Accepted(RpmaClientConnection connection, byte[] privateData, long regionSize) {
     }
 
-    /** Deletes the peer if this client opened it. */
-    @Override
-    public void close() {
-        if (this.ownsPeer) {
-            this.peer.close();
+    /** The life of a call's one connection, as its client's event loop tells it. */
+    private static final class Events implements RpmaClientConnectionListener {
+
+        final CompletableFuture<Accepted> established = new CompletableFuture<>();
+
+        /** Completes, with why, when the connection ends or the call is aborted. */
+        final CompletableFuture<RpmaClientException> ended = new CompletableFuture<>();
+
+        @Override
+        public void established(RpmaClientConnection connection) {
+            // taken now: the server may end the connection at once (example 01's does), which clears them
+            this.established.complete(new Accepted(connection, connection.privateData(), connection.remoteRegionSize()));
         }
+
+        @Override
+        public void ended(RpmaClientConnection connection, RpmaClientException why) {
+            this.established.completeExceptionally(why);
+            this.ended.complete(why);
+        }
+    }
+
+    /** One call: its client, what its connection did, and the waits for both, with the client's timeout. */
+    private final class Call implements AutoCloseable {
+
+        final RpmaClient client;
+
+        private final Events events;
+
+        private final String target;
+
+        Call(RpmaClient client, Events events, String target) {
+            this.client = client;
+            this.events = events;
+            this.target = target;
+        }
+
+        Accepted established() {
+            return await(this.events.established, "the server at " + this.target + " to accept");
+        }
+
+        /** Waits for {@code future}, failing as soon as the connection ends. */
+        <T> T await(CompletableFuture<T> future, String what) {
+            try {
+                CompletableFuture.anyOf(future, this.events.ended).get(SampleClient.this.timeout.toNanos(),
+                        TimeUnit.NANOSECONDS);
+            }
+            catch (ExecutionException ex) {
+                // the future failed: told below
+            }
+            catch (TimeoutException ex) {
+                throw new SampleClientException(Failure.TIMEOUT, "Waited " + SampleClient.this.timeout.toSeconds()
+                        + "s for " + what);
+            }
+            catch (InterruptedException ex) {
+                Thread.currentThread().interrupt();
+                throw new SampleClientException(Failure.CONNECTION_LOST, "Interrupted while waiting for " + what);
+            }
+            if (future.isDone()) {
+                try {
+                    return future.getNow(null);
+                }
+                catch (java.util.concurrent.CompletionException ex) {
+                    throw failure(ex.getCause(), what);
+                }
+            }
+            throw failure(this.events.ended.getNow(null), what);
+        }
+
+        /** Waits for the connection to end: the server disconnects (CLOSED; a LOST ends it as well). */
+        void awaitEnd(String what) {
+            RpmaClientException why = endWithin(SampleClient.this.timeout.toNanos(), what);
+            if (why == null) {
+                throw new SampleClientException(Failure.TIMEOUT, "Waited " + SampleClient.this.timeout.toSeconds()
+                        + "s for " + what);
+            }
+            if (why instanceof RpmaClientClosedException) {
+                throw failure(why, what);
+            }
+        }
+
+        /** Why the connection ended, if it ends within {@code nanos}; else {@code null}. */
+        private @Nullable RpmaClientException endWithin(long nanos, String what) {
+            try {
+                return this.events.ended.get(nanos, TimeUnit.NANOSECONDS);
+            }
+            catch (TimeoutException ex) {
+                return null;
+            }
+            catch (ExecutionException ex) {
+                throw new IllegalStateException("The end of a connection is told by a value", ex);
+            }
+            catch (InterruptedException ex) {
+                Thread.currentThread().interrupt();
+                throw new SampleClientException(Failure.CONNECTION_LOST, "Interrupted while waiting for " + what);
+            }
+        }
+
+        /** Keeps the connection until the hold ends, the release latch opens, or the server ends it. */
+        void hold(PingPongOptions options) {
+            if (options.hold().isZero()) {
+                return;
+            }
+            if (options.onHold() != null) {
+                options.onHold().run();
+            }
+            long deadline = System.nanoTime() + options.hold().toNanos();
+            for (long left = options.hold().toNanos(); left > 0; left = deadline - System.nanoTime()) {
+                if (options.release() != null && options.release().getCount() == 0) {
+                    return;
+                }
+                RpmaClientException why = endWithin(Math.min(left, HOLD_SLICE_NANOS), "the end of the hold");
+                if (why != null) {
+                    throw failure(why, "the end of the hold");
+                }
+            }
+        }
+
+        void abort() {
+            this.events.ended.complete(new RpmaClientClosedException(this.target));
+            this.client.close();
+        }
+
+        /** Closes the client: an established connection is disconnected and deleted on its CLOSED. */
+        @Override
+        public void close() {
+            SampleClient.this.calls.remove(this);
+            this.client.close();
+        }
+    }
+
+    /** {@code cause} as this client's failure, while it waited for {@code what}. */
+    private static RuntimeException failure(@Nullable Throwable cause, String what) {
+        if (cause instanceof RpmaClientException client) {
+            return new SampleClientException(Failure.of(client), client.getMessage() + " (while waiting for " + what
+                    + ")", client);
+        }
+        return (cause instanceof RuntimeException runtime) ? runtime : new IllegalStateException(cause);
     }
 }

@@ -6,9 +6,11 @@ import java.util.LinkedHashMap;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
+import java.util.function.Supplier;
 
 import dev.rpma.sampleclient.protocol.ExampleProtocols;
 import dev.rpma.binding.Rpma;
+import dev.rpma.binding.RpmaConnectionRequest;
 import dev.rpma.binding.RpmaException;
 import dev.rpma.binding.RpmaUnavailableException;
 
@@ -67,8 +69,13 @@ public final class SampleClientCommand {
         return false;
     }
 
-    /** Runs the client and returns the exit code. */
+    /** Runs the client on librpma and returns the exit code. */
     public static int run(String[] args, PrintStream out, PrintStream err) {
+        return run(args, Rpma::get, out, err);
+    }
+
+    /** Runs the client on the librpma {@code rpma} gives (the tests' fake) and returns the exit code. */
+    static int run(String[] args, Supplier<Rpma> rpmaSource, PrintStream out, PrintStream err) {
         Invocation invocation;
         try {
             invocation = Invocation.parse(args);
@@ -81,7 +88,7 @@ public final class SampleClientCommand {
         String name = invocation.protocol;
         Rpma rpma;
         try {
-            rpma = Rpma.get();
+            rpma = rpmaSource.get();
         }
         catch (RpmaUnavailableException ex) {
             err.println(name + ": librpma is not available: " + ex.getMessage());
@@ -182,6 +189,10 @@ public final class SampleClientCommand {
             invocation.seed = number(options, "seed", 0, 0, Long.MAX_VALUE - Integer.MAX_VALUE);
             if (options.containsKey("greeting")) {
                 invocation.greeting = options.get("greeting");
+                if (ExampleProtocols.cString(invocation.greeting).length > RpmaConnectionRequest.MAX_CONNECT_PRIVATE_DATA) {
+                    throw new IllegalArgumentException("--greeting is sent with its NUL as private data, at most "
+                            + RpmaConnectionRequest.MAX_CONNECT_PRIVATE_DATA + " bytes");
+                }
             }
             if (options.containsKey("hold")) {
                 invocation.hold = duration("hold", options.get("hold"));

@@ -4,10 +4,19 @@ import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.Arrays;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 
 import org.junit.jupiter.api.Test;
 
+import dev.rpma.binding.Rpma;
+import dev.rpma.binding.RpmaConnectionEvent;
+import dev.rpma.binding.RpmaError;
+import dev.rpma.binding.testing.FakeConnection;
+import dev.rpma.binding.testing.FakeLibRpma;
 import dev.rpma.sampleclient.SampleClientCommand.Invocation;
+import dev.rpma.sampleclient.protocol.ExampleProtocols;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
@@ -70,6 +79,10 @@ class SampleClientCommandTest {
         assertThatIllegalArgumentException()
             .isThrownBy(() -> Invocation.parse(new String[] { "--client=hello", "--server=198.18.0.1", "extra" }))
             .withMessageContaining("unexpected argument");
+        assertThatIllegalArgumentException()
+            .isThrownBy(() -> Invocation.parse(new String[] { "--client=hello", "--server=198.18.0.1",
+                    "--greeting=" + "x".repeat(56) }))
+            .withMessageContaining("at most 56 bytes");
     }
 
     @Test
@@ -96,5 +109,86 @@ class SampleClientCommandTest {
             .doesNotHaveDuplicates()
             .doesNotContain(SampleClientCommand.OK, SampleClientCommand.FAILED, SampleClientCommand.USAGE);
         assertThat(SampleClientException.Failure.REJECTED.exitCode()).isEqualTo(3);
+    }
+
+    @Test
+    void helloPrintsTheServersGreetingAndExitsWithZero() throws Exception {
+        try (FakeLibRpma fake = new FakeLibRpma().establishOnConnect(false)) {
+            Run run = Run.start(fake, "--client=hello", "--server=198.18.0.1");
+            FakeConnection connection = awaitConnection(fake);
+            connection.privateData(Arrays.copyOf(ExampleProtocols.cString(ExampleProtocols.SERVER_GREETING), 56));
+            connection.queueEvent(RpmaConnectionEvent.ESTABLISHED).queueEvent(RpmaConnectionEvent.CLOSED);
+            assertThat(run.exitCode()).as(run.err()).isEqualTo(SampleClientCommand.OK);
+            assertThat(run.out()).isEqualTo("hello: connected to 198.18.0.1:7204 with greeting \"Hello server!\"; the"
+                    + " server says \"Hello client!\"\n");
+            fake.assertNoViolations();
+            fake.assertAllFreed();
+        }
+    }
+
+    @Test
+    void aRejectionExitsWithThreeAndSaysWhy() throws Exception {
+        try (FakeLibRpma fake = new FakeLibRpma().establishOnConnect(false)) {
+            Run run = Run.start(fake, "--client=hello", "--server=198.18.0.1", "--greeting=Hi");
+            awaitConnection(fake).queueEvent(RpmaConnectionEvent.REJECTED);
+            assertThat(run.exitCode()).isEqualTo(3);
+            assertThat(run.err()).startsWith("hello: REJECTED: ").contains("198.18.0.1:7204");
+            fake.assertAllFreed();
+        }
+    }
+
+    @Test
+    void aServerThatEndsTheHoldExitsWithFiveAfterSayingItHolds() throws Exception {
+        try (FakeLibRpma fake = new FakeLibRpma().establishOnConnect(false)) {
+            Run run = Run.start(fake, "--client=pingpong", "--server=198.18.0.1", "--rounds=0", "--hold=10m");
+            FakeConnection connection = awaitConnection(fake);
+            connection.queueEvent(RpmaConnectionEvent.ESTABLISHED);
+            assertThat(fake.await(Duration.ofSeconds(30), () -> run.out().contains("holding the connection"))).isTrue();
+            connection.queueEvent(RpmaConnectionEvent.CLOSED);
+            assertThat(run.exitCode()).isEqualTo(SampleClientException.Failure.CONNECTION_LOST.exitCode());
+            assertThat(run.err()).startsWith("pingpong: CONNECTION_LOST: ");
+            fake.assertAllFreed();
+        }
+    }
+
+    @Test
+    void noDeviceForTheAddressExitsWithOne() throws Exception {
+        try (FakeLibRpma fake = new FakeLibRpma()) {
+            fake.failNext("rpma_utils_get_ibv_context", RpmaError.INVAL);
+            Run run = Run.start(fake, "--client=read", "--server=198.18.0.1");
+            assertThat(run.exitCode()).isEqualTo(SampleClientCommand.FAILED);
+            assertThat(run.err()).startsWith("read: ").contains("rpma_utils_get_ibv_context");
+            fake.assertAllFreed();
+        }
+    }
+
+    private static FakeConnection awaitConnection(FakeLibRpma fake) {
+        assertThat(fake.await(Duration.ofSeconds(30), () -> !fake.connections().isEmpty())).isTrue();
+        return fake.lastConnection();
+    }
+
+    /** The command run on another thread, over the fake, with what it prints. */
+    private record Run(CompletableFuture<Integer> code, ByteArrayOutputStream outBytes, ByteArrayOutputStream errBytes) {
+
+        static Run start(FakeLibRpma fake, String... args) {
+            ByteArrayOutputStream out = new ByteArrayOutputStream();
+            ByteArrayOutputStream err = new ByteArrayOutputStream();
+            CompletableFuture<Integer> code = CompletableFuture.supplyAsync(() -> SampleClientCommand.run(args,
+                    () -> Rpma.using(fake), new PrintStream(out, true, StandardCharsets.UTF_8),
+                    new PrintStream(err, true, StandardCharsets.UTF_8)));
+            return new Run(code, out, err);
+        }
+
+        int exitCode() throws Exception {
+            return this.code.get(30, TimeUnit.SECONDS);
+        }
+
+        String out() {
+            return this.outBytes.toString(StandardCharsets.UTF_8);
+        }
+
+        String err() {
+            return this.errBytes.toString(StandardCharsets.UTF_8);
+        }
     }
 }

@@ -3,6 +3,7 @@ package dev.rpma.sampleclient;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.time.Duration;
+import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutionException;
@@ -16,9 +17,6 @@ import com.sun.jna.Pointer;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
-import dev.rpma.sampleclient.SampleClientException.Failure;
-import dev.rpma.server.RpmaCommonData;
-import dev.rpma.sampleclient.protocol.ExampleProtocols;
 import dev.rpma.binding.CompletionStatus;
 import dev.rpma.binding.Rpma;
 import dev.rpma.binding.RpmaConnectionEvent;
@@ -26,13 +24,17 @@ import dev.rpma.binding.testing.FakeCompletionQueue;
 import dev.rpma.binding.testing.FakeConnection;
 import dev.rpma.binding.testing.FakeLibRpma;
 import dev.rpma.binding.testing.PostedOperation;
+import dev.rpma.sampleclient.SampleClientException.Failure;
+import dev.rpma.sampleclient.protocol.ExampleProtocols;
+import dev.rpma.server.RpmaCommonData;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /**
- * {@link SampleClient} over the scripted librpma fake, which plays the server: what the client
- * sends, how it reads the server's answers, and that every outcome leaves nothing allocated.
+ * {@link SampleClient} over the scripted librpma fake, which plays the server: what the client sends
+ * on the wire, how it reads the server's answers, how each failure of its {@code RpmaClient} becomes a
+ * {@link Failure}, and that every outcome leaves nothing allocated.
  */
 class SampleClientTest {
 
@@ -41,8 +43,6 @@ class SampleClientTest {
     private static final int IBV_WC_SEND = 0;
 
     private static final int IBV_WC_RDMA_READ = 2;
-
-    private static final int IBV_WC_RECV = 128;
 
     private final FakeLibRpma fake = new FakeLibRpma().establishOnConnect(false);
 
@@ -65,25 +65,48 @@ class SampleClientTest {
     }
 
     @Test
-    void helloSendsTheGreetingWithItsNulAndReturnsTheServersUpToItsNul() throws Exception {
+    void helloSendsTheGreetingWithItsNulAndReturnsTheServersOnceTheServerDisconnects() throws Exception {
         Future<String> reply = this.executor.submit(() -> this.client.hello(ExampleProtocols.HELLO_PORT));
         FakeConnection connection = awaitConnection();
         assertThat(connection.request().port()).isEqualTo("7204");
         assertThat(connection.request().connectPrivateData()).isEqualTo(ExampleProtocols.cString("Hello server!"));
-        connection.privateData(java.util.Arrays.copyOf(ExampleProtocols.cString("Hello client!"), 196));
+        connection.privateData(Arrays.copyOf(ExampleProtocols.cString("Hello client!"), 196));
         connection.queueEvent(RpmaConnectionEvent.ESTABLISHED);
+        assertThat(this.fake.await(Duration.ofMillis(300), reply::isDone))
+            .as("example 01's client waits for the server's disconnect").isFalse();
+        connection.queueEvent(RpmaConnectionEvent.CLOSED);
         assertThat(reply.get(30, TimeUnit.SECONDS)).isEqualTo("Hello client!");
-        assertThat(connection.disconnects()).as("a client disconnects before deleting").isEqualTo(1);
+        assertThat(connection.disconnects()).as("the client's disconnect answers the server's").isEqualTo(1);
         assertThat(connection.isDeleted()).isTrue();
+        assertThat(this.fake.connections()).as("the call's connection is never made again").hasSize(1);
+        assertThat(connection.sent()).as("the client sends no message").isEmpty();
+    }
+
+    @Test
+    void helloReadsTheGreetingOfAServerThatDisconnectsRightAfterTheAccept() throws Exception {
+        Future<String> reply = this.executor.submit(() -> this.client.hello(ExampleProtocols.HELLO_PORT));
+        FakeConnection connection = awaitConnection();
+        connection.privateData(ExampleProtocols.cString("Hello client!"));
+        connection.queueEvent(RpmaConnectionEvent.ESTABLISHED);
+        connection.queueEvent(RpmaConnectionEvent.CLOSED);
+        assertThat(reply.get(30, TimeUnit.SECONDS)).isEqualTo("Hello client!");
     }
 
     @Test
     void aRejectedRequestFailsAsRejectedAndDeletesTheConnection() throws Exception {
         Future<String> reply = this.executor.submit(() -> this.client.hello(ExampleProtocols.HELLO_PORT, "Hi"));
         FakeConnection connection = awaitConnection();
+        assertThat(connection.request().connectPrivateData()).isEqualTo(ExampleProtocols.cString("Hi"));
         connection.queueEvent(RpmaConnectionEvent.REJECTED);
         assertThat(failure(reply)).isEqualTo(Failure.REJECTED);
         assertThat(connection.isDeleted()).isTrue();
+    }
+
+    @Test
+    void anUnreachableServerFailsAsUnreachable() throws Exception {
+        Future<String> content = this.executor.submit(() -> this.client.read(ExampleProtocols.READ_PORT));
+        awaitConnection().queueEvent(RpmaConnectionEvent.UNREACHABLE);
+        assertThat(failure(content)).isEqualTo(Failure.UNREACHABLE);
     }
 
     @Test
@@ -96,19 +119,32 @@ class SampleClientTest {
     }
 
     @Test
-    void readReadsTheRegionTheServerDescribesWithRpmaRead() throws Exception {
+    void helloFailsAsTimeoutWhenTheServerNeverDisconnects() throws Exception {
+        try (SampleClient impatient = SampleClient.open(Rpma.using(this.fake), "198.18.0.1", Duration.ofMillis(300))) {
+            Future<String> reply = this.executor.submit(() -> impatient.hello(ExampleProtocols.HELLO_PORT));
+            FakeConnection connection = awaitConnection();
+            connection.privateData(ExampleProtocols.cString("Hello client!"));
+            connection.queueEvent(RpmaConnectionEvent.ESTABLISHED);
+            assertThat(failure(reply)).isEqualTo(Failure.TIMEOUT);
+            assertThat(connection.isDeleted()).isTrue();
+        }
+    }
+
+    @Test
+    void readReadsTheRegionTheServerDescribesWithOneRpmaReadThenDisconnects() throws Exception {
         Future<String> content = this.executor.submit(() -> this.client.read(ExampleProtocols.READ_PORT));
         FakeConnection connection = awaitConnection();
         connection.privateData(RpmaCommonData.of(descriptor(0x7f00_1000L, 14, 0x1234, 1)).encode());
         connection.queueEvent(RpmaConnectionEvent.ESTABLISHED);
-        assertThat(this.fake.await(WAIT, () -> !connection.posted().isEmpty())).isTrue();
-        PostedOperation read = connection.posted().get(0);
-        assertThat(read.function()).isEqualTo("rpma_read");
+        assertThat(this.fake.await(WAIT, () -> !reads(connection).isEmpty())).isTrue();
+        PostedOperation read = reads(connection).get(0);
         assertThat(read.length()).isEqualTo(14);
         assertThat(read.remoteOffset()).isZero();
         memoryOf(read.localRegion()).write(0, ExampleProtocols.cString("Hello client!"), 0, 14);
         connection.completionQueue().queueSuccess(read.context(), IBV_WC_RDMA_READ, 14);
         assertThat(content.get(30, TimeUnit.SECONDS)).isEqualTo("Hello client!");
+        assertThat(reads(connection)).hasSize(1);
+        assertThat(connection.disconnects()).as("the client disconnects, as example 02's does").isEqualTo(1);
         assertThat(connection.isDeleted()).isTrue();
     }
 
@@ -119,30 +155,39 @@ class SampleClientTest {
         connection.privateData(ExampleProtocols.cString("Hello client!"));
         connection.queueEvent(RpmaConnectionEvent.ESTABLISHED);
         assertThat(failure(content)).isEqualTo(Failure.PROTOCOL);
-        assertThat(connection.posted()).isEmpty();
+        assertThat(reads(connection)).isEmpty();
     }
 
     @Test
-    void pingPongSendsEachReplyBackAndEndsWithIAmDone() throws Exception {
-        Future<PingPongResult> result = this.executor.submit(() -> this.client.pingPong(ExampleProtocols.PING_PONG_PORT, 40, 2));
+    void readRefusesARegionLargerThanItsBuffer() throws Exception {
+        Future<String> content = this.executor.submit(() -> this.client.read(ExampleProtocols.READ_PORT));
+        FakeConnection connection = awaitConnection();
+        connection.privateData(RpmaCommonData.of(descriptor(0x7f00_1000L, SampleClient.READ_BUFFER_SIZE + 1, 0x1234, 1))
+            .encode());
+        connection.queueEvent(RpmaConnectionEvent.ESTABLISHED);
+        assertThatThrownBy(() -> content.get(30, TimeUnit.SECONDS)).cause().isInstanceOf(SampleClientException.class)
+            .hasMessageContaining("1025 bytes after offset 0");
+        assertThat(reads(connection)).isEmpty();
+    }
+
+    @Test
+    void pingPongSendsEachCounterAsEightLittleEndianBytesAndEndsWithIAmDone() throws Exception {
+        Future<PingPongResult> result = this.executor.submit(() -> this.client.pingPong(ExampleProtocols.PING_PONG_PORT,
+                40, 2));
         FakeConnection connection = awaitConnection();
         connection.queueEvent(RpmaConnectionEvent.ESTABLISHED);
         for (int round = 0; round < 2; round++) {
-            int seen = round * 2;
-            assertThat(this.fake.await(WAIT, () -> connection.posted().size() == seen + 2)).isTrue();
-            List<PostedOperation> posted = connection.posted().subList(seen, seen + 2);
-            assertThat(posted).extracting(PostedOperation::function).containsExactly("rpma_recv", "rpma_send");
-            long sent = ByteBuffer.wrap(connection.sent().get(round)).order(ByteOrder.LITTLE_ENDIAN).getLong(0);
-            assertThat(sent).isEqualTo(40 + round);
-            // the fake completed the signaled send; the server's answer fills the posted receive
-            assertThat(connection.deliver(ByteBuffer.allocate(8).order(ByteOrder.LITTLE_ENDIAN).putLong(0, sent + 1)
-                .array())).isTrue();
+            assertThat(connection.awaitSent(round + 1, WAIT)).isTrue();
+            byte[] sent = connection.sent().get(round);
+            assertThat(sent).hasSize(8);
+            assertThat(littleEndian(sent)).isEqualTo(40 + round);
+            assertThat(connection.deliver(message(littleEndian(sent) + 1))).isTrue();
         }
-        assertThat(this.fake.await(WAIT, () -> connection.posted().size() == 5)).isTrue();
-        PostedOperation done = connection.posted().get(4);
-        assertThat(done.function()).isEqualTo("rpma_send");
-        assertThat(ByteBuffer.wrap(connection.sent().get(2)).order(ByteOrder.LITTLE_ENDIAN).getLong(0)).as("I_M_DONE")
-            .isEqualTo(-1L);
+        assertThat(connection.awaitSent(3, WAIT)).isTrue();
+        assertThat(connection.sent().get(2)).as("I_M_DONE").isEqualTo(message(-1L));
+        assertThat(this.fake.await(Duration.ofMillis(300), result::isDone))
+            .as("the client waits for the server's disconnect after I_M_DONE").isFalse();
+        connection.queueEvent(RpmaConnectionEvent.CLOSED);
         PingPongResult finished = result.get(30, TimeUnit.SECONDS);
         assertThat(finished.rounds()).isEqualTo(2);
         assertThat(finished.lastReply()).isEqualTo(42);
@@ -150,29 +195,16 @@ class SampleClientTest {
     }
 
     @Test
-    void theServersCloseRightAfterIAmDoneEndsTheSessionNormally() throws Exception {
-        Future<PingPongResult> result = this.executor.submit(() -> this.client.pingPong(ExampleProtocols.PING_PONG_PORT, 0, 0));
-        FakeConnection connection = awaitConnection();
-        connection.queueEvent(RpmaConnectionEvent.ESTABLISHED);
-        assertThat(this.fake.await(WAIT, () -> connection.posted().size() == 1)).isTrue();
-        // the server got I_M_DONE and disconnected before the acknowledgement completed the send here
-        connection.queueEvent(RpmaConnectionEvent.CLOSED);
-        assertThat(result.get(30, TimeUnit.SECONDS).rounds()).isZero();
-        assertThat(connection.isDeleted()).isTrue();
-    }
-
-    @Test
     void aReplyThatIsNotTheSuccessorIsAProtocolError() throws Exception {
-        Future<PingPongResult> result = this.executor.submit(() -> this.client.pingPong(ExampleProtocols.PING_PONG_PORT, 7, 1));
+        Future<PingPongResult> result = this.executor.submit(() -> this.client.pingPong(ExampleProtocols.PING_PONG_PORT,
+                7, 1));
         FakeConnection connection = awaitConnection();
         connection.queueEvent(RpmaConnectionEvent.ESTABLISHED);
-        assertThat(this.fake.await(WAIT, () -> connection.posted().size() == 2)).isTrue();
-        List<PostedOperation> posted = connection.posted();
-        ByteBuffer wrong = ByteBuffer.allocate(8).order(ByteOrder.LITTLE_ENDIAN).putLong(0, 9);
-        memoryOf(posted.get(0).localRegion()).write(0, wrong.array(), 0, 8);
-        connection.completionQueue().queueSuccess(posted.get(1).context(), IBV_WC_SEND, 0);
-        connection.completionQueue().queueSuccess(posted.get(0).context(), IBV_WC_RECV, 8);
-        assertThat(failure(result)).isEqualTo(Failure.PROTOCOL);
+        assertThat(connection.awaitSent(1, WAIT)).isTrue();
+        connection.deliver(message(9));
+        assertThatThrownBy(() -> result.get(30, TimeUnit.SECONDS)).cause().isInstanceOf(SampleClientException.class)
+            .hasMessage("Round 1: sent 7, the server answered 9 instead of 8");
+        assertThat(connection.isDeleted()).isTrue();
     }
 
     @Test
@@ -185,17 +217,17 @@ class SampleClientTest {
         assertThat(holding.await(30, TimeUnit.SECONDS)).isTrue();
         connection.queueEvent(RpmaConnectionEvent.CLOSED);
         assertThat(failure(result)).isEqualTo(Failure.CONNECTION_LOST);
-        assertThat(connection.posted()).as("no I_M_DONE on a closed connection").isEmpty();
+        assertThat(connection.sent()).as("no I_M_DONE on a closed connection").isEmpty();
         assertThat(connection.isDeleted()).isTrue();
     }
 
     @Test
     void aServerThatClosesTheConnectionMidRoundEndsItAsConnectionLost() throws Exception {
-        Future<PingPongResult> result = this.executor.submit(() -> this.client.pingPong(ExampleProtocols.PING_PONG_PORT, 0, 1));
+        Future<PingPongResult> result = this.executor.submit(() -> this.client.pingPong(ExampleProtocols.PING_PONG_PORT,
+                0, 1));
         FakeConnection connection = awaitConnection();
         connection.queueEvent(RpmaConnectionEvent.ESTABLISHED);
-        assertThat(this.fake.await(WAIT, () -> connection.posted().size() == 2)).isTrue();
-        // a server's disconnect completes nothing this side posted: only the event tells
+        assertThat(connection.awaitSent(1, WAIT)).isTrue();
         connection.queueEvent(RpmaConnectionEvent.CLOSED);
         assertThat(failure(result)).isEqualTo(Failure.CONNECTION_LOST);
         assertThat(connection.isDeleted()).isTrue();
@@ -208,33 +240,54 @@ class SampleClientTest {
                 PingPongOptions.of(0, 0).holding(Duration.ofMinutes(5), release, release::countDown)));
         FakeConnection connection = awaitConnection();
         connection.queueEvent(RpmaConnectionEvent.ESTABLISHED);
-        assertThat(this.fake.await(WAIT, () -> connection.posted().size() == 1)).isTrue();
-        connection.completionQueue().queueSuccess(connection.posted().get(0).context(), IBV_WC_SEND, 0);
+        assertThat(connection.awaitSent(1, WAIT)).isTrue();
+        assertThat(connection.sent().get(0)).as("I_M_DONE").isEqualTo(message(-1L));
+        connection.queueEvent(RpmaConnectionEvent.CLOSED);
         assertThat(result.get(30, TimeUnit.SECONDS).rounds()).isZero();
     }
 
-    /**
-     * A failed completion is named by what the client posted (its context), not by its opcode, which
-     * verbs leaves undefined on error: a failed receive, often reported with opcode 0 (SEND), is the receive.
-     */
     @Test
-    void aFailedReceiveIsReportedAsTheReceiveWhateverItsOpcode() throws Exception {
-        Future<PingPongResult> result = this.executor.submit(() -> this.client.pingPong(ExampleProtocols.PING_PONG_PORT, 7, 1));
+    void aFailedReceiveEndsTheSessionAsConnectionLost() throws Exception {
+        Future<PingPongResult> result = this.executor.submit(() -> this.client.pingPong(ExampleProtocols.PING_PONG_PORT,
+                7, 1));
         FakeConnection connection = awaitConnection();
         connection.queueEvent(RpmaConnectionEvent.ESTABLISHED);
-        assertThat(this.fake.await(WAIT, () -> connection.posted().size() == 2)).isTrue();
-        List<PostedOperation> posted = connection.posted();
-        connection.completionQueue().queueSuccess(posted.get(1).context(), IBV_WC_SEND, 0);
-        connection.completionQueue().queue(new FakeCompletionQueue.Completion(posted.get(0).context(),
+        assertThat(connection.awaitSent(1, WAIT)).isTrue();
+        // the client posts its receives on the request, before the connect
+        PostedOperation receive = connection.request().receives().get(0);
+        // verbs leaves a failed completion's opcode undefined, often SEND: the client goes by what it posted
+        connection.completionQueue().queue(new FakeCompletionQueue.Completion(receive.context(),
                 CompletionStatus.REM_ACCESS_ERR, IBV_WC_SEND, 0, 0, 0, 0, 0, 0));
-        assertThatThrownBy(() -> result.get(30, TimeUnit.SECONDS)).hasCauseInstanceOf(SampleClientException.class)
-            .cause().hasMessage("The receive completed with IBV_WC_REM_ACCESS_ERR (10)")
+        assertThatThrownBy(() -> result.get(30, TimeUnit.SECONDS)).cause().isInstanceOf(SampleClientException.class)
+            .hasMessageContaining("a receive completed with ibv_wc_status 10")
             .satisfies((ex) -> assertThat(((SampleClientException) ex).failure()).isEqualTo(Failure.CONNECTION_LOST));
+    }
+
+    @Test
+    void closingTheClientEndsTheCallsInProgressAndRefusesNewOnes() throws Exception {
+        CountDownLatch holding = new CountDownLatch(1);
+        Future<PingPongResult> result = this.executor.submit(() -> this.client.pingPong(ExampleProtocols.PING_PONG_PORT,
+                PingPongOptions.of(0, 0).holding(Duration.ofMinutes(5), null, holding::countDown)));
+        FakeConnection connection = awaitConnection();
+        connection.queueEvent(RpmaConnectionEvent.ESTABLISHED);
+        assertThat(holding.await(30, TimeUnit.SECONDS)).isTrue();
+        this.client.close();
+        assertThat(failure(result)).isEqualTo(Failure.CONNECTION_LOST);
+        assertThat(connection.disconnects()).isEqualTo(1);
+        assertThat(connection.isDeleted()).isTrue();
+        assertThatThrownBy(() -> this.client.hello(ExampleProtocols.HELLO_PORT))
+            .isInstanceOfSatisfying(SampleClientException.class,
+                    (ex) -> assertThat(ex.failure()).isEqualTo(Failure.CONNECTION_LOST));
+        assertThat(this.fake.connections()).hasSize(1);
     }
 
     private FakeConnection awaitConnection() {
         assertThat(this.fake.await(WAIT, () -> !this.fake.connections().isEmpty())).as("the client connected").isTrue();
         return this.fake.lastConnection();
+    }
+
+    private static List<PostedOperation> reads(FakeConnection connection) {
+        return connection.posted().stream().filter((op) -> op.function().equals("rpma_read")).toList();
     }
 
     private static Failure failure(Future<?> future) throws InterruptedException {
@@ -249,6 +302,14 @@ class SampleClientTest {
             throw new AssertionError("the client did not finish", ex);
         }
         throw new AssertionError("the client succeeded");
+    }
+
+    private static byte[] message(long value) {
+        return ByteBuffer.allocate(8).order(ByteOrder.LITTLE_ENDIAN).putLong(0, value).array();
+    }
+
+    private static long littleEndian(byte[] message) {
+        return ByteBuffer.wrap(message).order(ByteOrder.LITTLE_ENDIAN).getLong(0);
     }
 
     /** The registered memory of one of the client's regions ({@code rpma_mr_get_ptr}). */
