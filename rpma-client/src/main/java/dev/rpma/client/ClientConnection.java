@@ -285,6 +285,12 @@ final class ClientConnection implements RpmaClientConnection, RpmaEventLoop.IoHa
 
     private ClientSlots slots(RpmaPeer peer) {
         ClientSlots current = this.slots;
+        if (current != null && current.peer != peer) {
+            // the server is on another device: the previous connection is deleted, nothing uses them
+            this.slots = null;
+            current.close();
+            current = null;
+        }
         if (current == null) {
             current = new ClientSlots(peer, this.settings.receiveSlots(), this.settings.sendSlots(),
                     this.settings.receiveLength());

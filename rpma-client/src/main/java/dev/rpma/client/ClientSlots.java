@@ -11,11 +11,14 @@ import dev.rpma.binding.RpmaPeer;
  * One pooled connection's receive and send slots: two direct buffers, each registered once, cut into
  * slots of the largest frame rounded up to 64 bytes, with a little-endian view per slot. They outlive
  * each connection made with them (a deleted connection's device writes into them no more) and are
- * deregistered when the pooled connection closes for good.
+ * deregistered when the pooled connection closes for good, or moves to a server on another device.
  */
 final class ClientSlots implements AutoCloseable {
 
     private static final int ALIGN = 64;
+
+    /** The peer they are registered on: a connection on another device's peer needs slots of its own. */
+    final RpmaPeer peer;
 
     final RpmaMemoryRegion receiveRegion;
 
@@ -31,6 +34,7 @@ final class ClientSlots implements AutoCloseable {
     final int receiveLength;
 
     ClientSlots(RpmaPeer peer, int receiveSlots, int sendSlots, int receiveLength) {
+        this.peer = peer;
         this.receiveLength = receiveLength;
         this.stride = (receiveLength + ALIGN - 1) / ALIGN * ALIGN;
         ByteBuffer receiveMemory = ByteBuffer.allocateDirect(receiveSlots * this.stride);

@@ -5,6 +5,7 @@ import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.EnumMap;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
@@ -46,7 +47,8 @@ import dev.rpma.server.loop.RpmaEventLoopGroup;
  * connection, at most {@code max-retries} times); requests not yet sent move to another connection;
  * the connection is made again after an exponential back-off.
  *
- * <p>The client owns its peer, its loops and its connections; {@link #close()} frees them once.
+ * <p>The client owns its peers (one per RDMA device its servers are reached through), its loops and its
+ * connections; {@link #close()} frees them once.
  *
  * <p>Past 500 lines because it is the whole public API (request, send, exchange, registration, the
  * pool's state) and the choice of a connection for each call; what a connection does is in
@@ -59,10 +61,17 @@ public final class RpmaClient implements AutoCloseable {
     private final Rpma rpma;
 
     /**
-     * Opened by {@link #start} for a client of one address, so that a missing device fails the build;
-     * for a client of located servers, by the first connection attempt ({@link #peer(String)}).
+     * The first peer: opened by {@link #start} for a client of one address, so that a missing device fails
+     * the build; for a client of located servers, by the first connection attempt ({@link #peer(String)}).
+     * {@link #register} registers on it.
      */
     private volatile @Nullable RpmaPeer peer;
+
+    /**
+     * The peer of each server address attempted, one per device: librdmacm refuses a connection on a
+     * peer of another device than the one that routes to the server. Guarded by {@code this}.
+     */
+    private final Map<String, RpmaPeer> peers = new HashMap<>();
 
     private final RpmaClientSettings settings;
 
@@ -97,6 +106,9 @@ public final class RpmaClient implements AutoCloseable {
             RpmaClientConnectionListener connectionListener) {
         this.rpma = rpma;
         this.peer = peer;
+        if (peer != null) {
+            this.peers.put(peer.address(), peer);
+        }
         this.settings = settings;
         this.server = settings.server();
         this.observer = observer;
@@ -232,10 +244,11 @@ public final class RpmaClient implements AutoCloseable {
     }
 
     /**
-     * Registers {@code memory} on the client's peer, for the one-sided operations of its connections
+     * Registers {@code memory} on the client's first peer, for the one-sided operations of its connections
      * ({@link RpmaClientConnection#read} and {@link RpmaClientConnection#write}): a device refuses a region
      * of another peer (another protection domain) with a local protection error, which ends the
-     * connection. Close the region before the client.
+     * connection; so with located servers on several devices, only the connections on the first one's
+     * device take it. Close the region before the client.
      *
      * @throws IllegalStateException when the client's peer is not open yet (a client of located servers
      *     opens it at its first connection attempt) or the client is closed
@@ -283,7 +296,7 @@ public final class RpmaClient implements AutoCloseable {
     /**
      * Closes the client once: requests and operations still pending fail with
      * {@link RpmaClientClosedException}, each connection is disconnected and deleted (after its CLOSED,
-     * at most 3 s), the slots deregistered, the loops stopped and the peer deleted. Waits for it, a
+     * at most 3 s), the slots deregistered, the loops stopped and the peers deleted. Waits for it, a
      * bounded time; idempotent.
      */
     @Override
@@ -307,13 +320,16 @@ public final class RpmaClient implements AutoCloseable {
             Thread.currentThread().interrupt();
         }
         if (!clean) {
-            logger.error("RPMA client '{}' did not close its connections in time; its peer is left to the process's"
+            logger.error("RPMA client '{}' did not close its connections in time; its peers are left to the process's"
                     + " exit", name());
             return;
         }
-        RpmaPeer opened = this.peer;
-        if (opened != null) {
-            opened.close();
+        List<RpmaPeer> opened;
+        synchronized (this) {
+            opened = this.peers.values().stream().distinct().toList();
+        }
+        for (RpmaPeer each : opened) {
+            each.close();
         }
     }
 
@@ -324,21 +340,27 @@ public final class RpmaClient implements AutoCloseable {
     }
 
     /**
-     * The client's peer; the first call of a client of located servers opens it on the RDMA device that
-     * routes to {@code address}.
+     * The client's peer of the RDMA device that routes to {@code address}, opened at the first attempt to
+     * that address; a device's peer serves every address it routes to.
      *
      * @throws dev.rpma.binding.RpmaException when no RDMA device routes to it
      */
-    RpmaPeer peer(String address) {
-        RpmaPeer opened = this.peer;
-        if (opened == null) {
-            synchronized (this) {
-                opened = this.peer;
-                if (opened == null) {
-                    opened = this.rpma.openPeer(address, PeerRole.CLIENT);
-                    this.peer = opened;
-                }
+    synchronized RpmaPeer peer(String address) {
+        RpmaPeer known = this.peers.get(address);
+        if (known != null) {
+            return known;
+        }
+        RpmaPeer opened = this.rpma.openPeer(address, PeerRole.CLIENT);
+        for (RpmaPeer other : this.peers.values()) {
+            if (other.sameDevice(opened)) {
+                opened.close();
+                this.peers.put(address, other);
+                return other;
             }
+        }
+        this.peers.put(address, opened);
+        if (this.peer == null) {
+            this.peer = opened;
         }
         return opened;
     }

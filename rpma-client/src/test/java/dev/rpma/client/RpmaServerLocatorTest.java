@@ -93,6 +93,47 @@ class RpmaServerLocatorTest {
         assertThat(locator.previous).last().isEqualTo(A);
     }
 
+    /**
+     * Servers reached through two devices (in the soft-RoCE VM, 198.18.0.1 on rxe0 and 198.18.3.2 over
+     * the veth pair): each connection is requested on the peer of its server's device, since librdmacm
+     * refuses one on another device's peer, and a connection that moves to the other device registers
+     * its slots again there. A third address on a device already open shares its peer.
+     */
+    @Test
+    void eachConnectionIsRequestedOnThePeerOfItsServersDevice() throws Exception {
+        RpmaServerAddress alsoOnA = new RpmaServerAddress("198.18.0.2", 7204);
+        this.fake.sameDevice(alsoOnA.address(), A.address()).establishOnConnect(false);
+        RoundRobin locator = new RoundRobin(A, B);
+        this.client = builder(locator).poolSize(2).build();
+        await("two connection requests", () -> this.fake.connections().size() == 2);
+        FakeConnection toA = connectionTo(A, 0);
+        assertThat(toA.request().peerDevice()).isEqualTo(A.address());
+        assertThat(connectionTo(B, 0).request().peerDevice()).isEqualTo(B.address());
+        connectionTo(B, 0).queueEvent(RpmaConnectionEvent.ESTABLISHED);
+
+        toA.queueEvent(RpmaConnectionEvent.REJECTED);
+        await("the rejected connection's next request", () -> this.fake.connections().size() == 3);
+        FakeConnection moved = this.fake.connections().get(2);
+        assertThat(addressOf(moved)).isEqualTo(B);
+        assertThat(moved.request().peerDevice()).as("the moved connection's peer").isEqualTo(B.address());
+        moved.queueEvent(RpmaConnectionEvent.ESTABLISHED);
+        await("both established on B",
+                () -> this.client.connectionStates().get(RpmaClientConnectionState.ESTABLISHED) == 2);
+        CompletableFuture<byte[]> reply = this.client.exchange(new byte[] { 1 });
+        await("sent", () -> connectionTo(B, 0).sent().size() + moved.sent().size() == 1);
+        (moved.sent().isEmpty() ? connectionTo(B, 0) : moved).deliver(new byte[] { 2 });
+        assertThat(reply.get(10, TimeUnit.SECONDS)).containsExactly(2);
+
+        locator.servers.set(0, alsoOnA);
+        locator.servers.remove(B);
+        moved.peerDisconnects();
+        await("the connection to the third address", () -> this.fake.connections().size() == 4);
+        assertThat(this.fake.lastConnection().request().peerDevice()).isEqualTo(A.address());
+        assertThat(this.fake.calls("rpma_peer_new")).as("peers opened, one per device and one given up")
+            .isEqualTo(3);
+        assertThat(this.fake.calls("rpma_peer_delete")).as("the third address's own peer, given up").isEqualTo(1);
+    }
+
     @Test
     void aLocatorWithoutServersFailsTheAttemptsUntilItKnowsOneAndThePeerWaitsForIt() throws Exception {
         RoundRobin locator = new RoundRobin();

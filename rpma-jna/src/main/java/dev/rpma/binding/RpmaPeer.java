@@ -78,6 +78,15 @@ public final class RpmaPeer extends NativeHandle implements AutoCloseable {
         return this.role;
     }
 
+    /**
+     * Whether {@code other} is a peer of the same RDMA device (the same {@code struct ibv_context}): a
+     * connection request is made on a peer of the device that routes to its address, since librdmacm
+     * refuses a queue pair whose protection domain is of another device.
+     */
+    public boolean sameDevice(RpmaPeer other) {
+        return this.ibvContext == other.ibvContext;
+    }
+
     /** Whether the device supports On-Demand Paging ({@code rpma_utils_ibv_context_is_odp_capable}). */
     public boolean isOdpCapable() {
         Scratch scratch = Scratch.get();

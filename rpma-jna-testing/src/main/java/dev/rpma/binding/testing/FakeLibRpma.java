@@ -305,7 +305,11 @@ public final class FakeLibRpma implements LibRpma, PassiveCmIds, AutoCloseable {
 
     private final ThreadLocal<Integer> errno = ThreadLocal.withInitial(() -> 0);
 
+    /** The device context of each address looked up, by the address that names the device. */
     private final Map<String, Handle> ibvContexts = new HashMap<>();
+
+    /** Addresses served by the device of another address ({@link #sameDevice}); any other has a device of its own. */
+    private final Map<String, String> sharedDevices = new HashMap<>();
 
     /** The live local regions by rkey: what a remote region's descriptor names. */
     private final Map<Integer, Handle> regionsByKey = new HashMap<>();
@@ -409,6 +413,17 @@ public final class FakeLibRpma implements LibRpma, PassiveCmIds, AutoCloseable {
     public FakeLibRpma requireNonBlockingEndpointFd(boolean required) {
         synchronized (this.lock) {
             this.requireNonBlockingEndpointFd = required;
+        }
+        return this;
+    }
+
+    /**
+     * Makes {@code rpma_utils_get_ibv_context} answer for {@code address} the device of {@code deviceOf},
+     * as for two addresses of one RDMA interface; by default every address has a device of its own.
+     */
+    public FakeLibRpma sameDevice(String address, String deviceOf) {
+        synchronized (this.lock) {
+            this.sharedDevices.put(address, deviceOf);
         }
         return this;
     }
@@ -804,10 +819,11 @@ public final class FakeLibRpma implements LibRpma, PassiveCmIds, AutoCloseable {
             if (failure != null) {
                 return failOut(c, failure, ibvCtxPtr);
             }
-            Handle context = this.ibvContexts.get(addr);
+            String device = this.sharedDevices.getOrDefault(addr, addr);
+            Handle context = this.ibvContexts.get(device);
             if (context == null) {
-                context = create(c, Kind.IBV_CONTEXT, null, addr);
-                this.ibvContexts.put(addr, context);
+                context = create(c, Kind.IBV_CONTEXT, null, device);
+                this.ibvContexts.put(device, context);
             }
             putLong(ibvCtxPtr, context.address);
             return c.ok();
@@ -1327,6 +1343,7 @@ public final class FakeLibRpma implements LibRpma, PassiveCmIds, AutoCloseable {
                 return failOut(c, failure, reqPtr);
             }
             FakeRequest request = new FakeRequest(this, null, new byte[0], addr, port);
+            request.peerDevice = (String) p.state;
             request.config = config;
             request.creator = c.thread;
             request.state = FakeRequest.State.PENDING;

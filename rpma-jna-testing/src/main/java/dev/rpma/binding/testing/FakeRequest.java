@@ -37,6 +37,9 @@ public final class FakeRequest extends FakeObject {
 
     private final String port;
 
+    /** A client's request: the address that names its peer's device; {@code null} on the server side. */
+    String peerDevice;
+
     final List<PostedOperation> receives = new ArrayList<>();
 
     /** Where the receives posted before connect write: they move to the connection's receive queue. */
@@ -114,6 +117,15 @@ public final class FakeRequest extends FakeObject {
     /** The server port a client's request was made for; {@code null} on the server side. */
     public String port() {
         return this.port;
+    }
+
+    /**
+     * A client's request: the address that names the device its peer was opened on (each address has a
+     * device of its own unless {@link FakeLibRpma#sameDevice} says otherwise); a request to an address of
+     * another device than this is what librdmacm refuses. {@code null} on the server side.
+     */
+    public String peerDevice() {
+        return this.peerDevice;
     }
 
     /** Where its kernel CM id is. */

@@ -1,5 +1,6 @@
 package dev.rpma.spring.boot.cloud;
 
+import org.springframework.beans.factory.BeanFactory;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
@@ -30,8 +31,8 @@ public final class RpmaDiscoveryAutoConfiguration {
 
     @Bean
     @ConditionalOnBean(RpmaServer.class)
-    RpmaRegistrationMetadata rpmaRegistrationMetadata(RpmaServer rpmaServer) {
-        return new RpmaRegistrationMetadata(rpmaServer);
+    RpmaRegistrationMetadata rpmaRegistrationMetadata(RpmaServer rpmaServer, BeanFactory beanFactory) {
+        return new RpmaRegistrationMetadata(rpmaServer, beanFactory);
     }
 
     @Configuration(proxyBeanMethods = false)

@@ -17,13 +17,19 @@ import org.springframework.boot.test.context.assertj.AssertableApplicationContex
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.cloud.client.discovery.DiscoveryClient;
 import org.springframework.cloud.client.discovery.composite.CompositeDiscoveryClientAutoConfiguration;
+import org.springframework.cloud.client.discovery.event.InstancePreRegisteredEvent;
 import org.springframework.cloud.client.discovery.simple.SimpleDiscoveryClientAutoConfiguration;
 import org.springframework.cloud.client.serviceregistry.AbstractAutoServiceRegistration;
 import org.springframework.cloud.client.serviceregistry.AutoServiceRegistrationProperties;
 import org.springframework.cloud.client.serviceregistry.Registration;
 import org.springframework.cloud.client.serviceregistry.ServiceRegistry;
+import org.springframework.cloud.commons.util.InetUtils;
+import org.springframework.cloud.commons.util.InetUtilsProperties;
 import org.springframework.cloud.commons.util.UtilAutoConfiguration;
 import org.springframework.cloud.loadbalancer.config.LoadBalancerAutoConfiguration;
+import org.springframework.cloud.zookeeper.discovery.ZookeeperDiscoveryProperties;
+import org.springframework.cloud.zookeeper.discovery.ZookeeperInstance;
+import org.springframework.cloud.zookeeper.serviceregistry.ServiceInstanceRegistration;
 import org.springframework.context.ApplicationContext;
 
 import dev.rpma.binding.Rpma;
@@ -166,6 +172,39 @@ class RpmaDiscoveryAutoConfigurationTests {
                     .isEqualTo(Map.of("zone", "a", "rpma-default-address", FakeRpmaServer.ADDRESS,
                             "rpma-default-port", Integer.toString(FakeRpmaServer.PORT), "rpma-admin-address",
                             FakeRpmaServer.ADDRESS, "rpma-admin-port", "7300"));
+            });
+    }
+
+    /**
+     * Spring Cloud Zookeeper's registration builds the instance that holds its metadata only when it
+     * registers, with its port, from the discovery properties' metadata (as its auto-configuration makes
+     * it): the endpoints are in the instance it registers all the same.
+     */
+    @Test
+    void withZooKeeperTheEndpointsAreInTheInstanceItRegisters() {
+        FakeRpmaServer.runner(this.fake)
+            .withConfiguration(AutoConfigurations.of(RpmaDiscoveryAutoConfiguration.class))
+            .withPropertyValues("rpma.server.endpoints.admin.port=7300")
+            .withBean(Accepting.class)
+            .withBean(ZookeeperDiscoveryProperties.class, () -> new ZookeeperDiscoveryProperties(new InetUtils(
+                    new InetUtilsProperties())))
+            .run((context) -> {
+                assertThat(context).hasNotFailed();
+                ZookeeperDiscoveryProperties properties = context.getBean(ZookeeperDiscoveryProperties.class);
+                properties.getMetadata().put("zone", "a");
+                ServiceInstanceRegistration registration = ServiceInstanceRegistration.builder()
+                    .address("127.0.0.1")
+                    .name("orders")
+                    .payload(new ZookeeperInstance("orders-1", "orders", properties.getMetadata()))
+                    .build();
+                context.publishEvent(new InstancePreRegisteredEvent(this, registration));
+                // as ZookeeperAutoServiceRegistration does before it calls the registry
+                assertThat(registration.getPort()).isZero();
+                registration.setPort(8080);
+                assertThat(registration.getServiceInstance().getPayload().getMetadata())
+                    .isEqualTo(Map.of("zone", "a", "rpma-default-address", FakeRpmaServer.ADDRESS, "rpma-default-port",
+                            Integer.toString(FakeRpmaServer.PORT), "rpma-admin-address", FakeRpmaServer.ADDRESS,
+                            "rpma-admin-port", "7300"));
             });
     }
 
