@@ -92,7 +92,7 @@ start() {
 
 # run CLIENT(c|java) PROTO(pingpong|rate) CONNECTIONS REP
 run() {
-  local client=$1 proto=$2 conc=$3 rep=$4 args out rc t0 t1 s0 s1 line
+  local client=$1 proto=$2 conc=$3 rep=$4 args out rc t0 t1 s0 s1 line err0
   case $proto/$conc in
     pingpong/*) args=(--rounds "$RR_MESSAGES");;
     rate/1) args=(--rounds "$RATE1_MESSAGES" --inflight "$RATE1_INFLIGHT");;
@@ -108,6 +108,7 @@ run() {
     t1=$(children_ticks)
   else
     t0=$(cpu_ticks "$java_pid")
+    err0=$(wc -l < "$LOG/java-client.err")
     out=
     # shellcheck disable=SC2086  # JAVA_CLIENT_ARGS is a word list
     echo "pingpong $ADDR $PORT ${args[*]} $JAVA_CLIENT_ARGS" >&"$to_java"
@@ -122,7 +123,7 @@ run() {
   echo "$out" | sed "s/^RESULT pingpong /RESULT $proto client=$client rep=$rep cpu_ms=$(( (t1 - t0) * 1000 / HZ )) server_cpu_ms=$(( (s1 - s0) * 1000 / HZ )) /"
   if [ "$rc" != 0 ]; then
     fail "$client $proto c=$conc rep=$rep: exit $rc ${out:-(no RESULT line)}"
-    if [ "$client" = c ]; then tail -n 20 "$LOG/client.err"; else tail -n 20 "$LOG/java-client.err"; fi | sed 's/^/  client: /'
+    if [ "$client" = c ]; then cat "$LOG/client.err"; else tail -n +$((err0 + 1)) "$LOG/java-client.err"; fi | tail -n 20 | sed 's/^/  client: /'
   fi
 }
 
@@ -139,7 +140,7 @@ stop() {
     [ "$rc" = 0 ] || fail "the C server exited $rc after SIGTERM"
     grep -h 'stopped:' "$LOG/server.log" | sed 's/^/INFO server /'
   fi
-  [ -s "$LOG/java-client.err" ] && sed 's/^/INFO java client stderr: /' "$LOG/java-client.err" | head -n 20
+  [ -s "$LOG/java-client.err" ] && sed 's/^/INFO java client stderr: /' "$LOG/java-client.err" | head -n 5
 }
 
 TESTS=()
