@@ -76,21 +76,11 @@ LOG=$(mktemp -d /tmp/compare.XXXXXX)
 failures=0
 
 fail() { echo "FAIL $*"; failures=$((failures+1)); }
-# "tid ticks name" per thread of PID (name with blanks as _), for a CPU profile per thread
-thread_ticks() {
-  awk '{ match($0, /\(.*\)/); name = substr($0, RSTART + 1, RLENGTH - 2); gsub(/ /, "_", name)
-         split(substr($0, RSTART + RLENGTH + 1), f, " "); tid = FILENAME; gsub(/[^0-9]/, " ", tid); split(tid, t, " ")
-         print t[2], f[12] + f[13], name }' /proc/"$1"/task/*/stat 2>/dev/null
-}
 # the threads that used the most CPU between two thread_ticks snapshots: "name=ms ..."
 thread_delta() {
   awk -v hz="$(getconf CLK_TCK)" 'NR == FNR { before[$1] = $2; next }
        { d = $2 - before[$1]; if (d > 0) print d * 1000 / hz, $3 }' "$1" "$2" \
     | sort -rn | head -n 6 | awk '{ printf "%s%s=%d", (NR > 1 ? " " : ""), $2, $1 }'
-}
-# CPU ms of the JIT compiler threads of PID so far
-jit_ms() {
-  thread_ticks "$1" | awk -v hz="$(getconf CLK_TCK)" '$3 ~ /^C[12]_CompilerThre/ { t += $2 } END { print int(t * 1000 / hz) }'
 }
 rss_kb() { awk -v k="$2:" '$1==k {print $2}' "/proc/$1/status" 2>/dev/null; }
 metric() {   # NAME TAG -> the value of an actuator metric, or n/a
@@ -168,21 +158,6 @@ memory() {   # LABEL
        "c_hello_rss_kb=$(rss_kb "$c_hello" VmRSS) c_pingpong_rss_kb=$(rss_kb "$c_pingpong" VmRSS)"
 }
 
-# percentiles (nearest rank) over every measured operation of all rounds
-pooled() {
-  local f name n
-  for f in "$LOG"/lat-*; do
-    [ -s "$f" ] || continue
-    name=${f##*/lat-}
-    sort -n "$f" > "$f.sorted"
-    n=$(wc -l < "$f.sorted")
-    awk -v n="$n" -v name="$name" '
-      BEGIN { split(name, k, "-"); r50 = int(n * 0.50); if (r50 < n * 0.50) r50++; r99 = int(n * 0.99); if (r99 < n * 0.99) r99++ }
-      NR == r50 { p50 = $1 } NR == r99 { p99 = $1 } NR == n { max = $1 }
-      END { printf "POOLED server=%s test=%s/%s n=%d p50_us=%.1f p99_us=%.1f max_us=%.1f\n", k[1], k[2], k[3], n, p50 / 1000, p99 / 1000, max / 1000 }' "$f.sorted"
-  done
-}
-
 stop_servers() {
   local p rc
   for p in ${java_wrapper:-} ${c_hello:-} ${c_pingpong:-} ${c_spin:-}; do kill -TERM "$p" 2>/dev/null; done
@@ -242,7 +217,7 @@ main() {
     done
     echo "INFO round $rep done at ${SECONDS}s"
   done
-  pooled
+  pooled "$LOG" server
   memory end
   stop_servers
   echo "== failures: $failures"

@@ -13,29 +13,47 @@
 # Output: target/compare-results.txt (raw lines), target/compare-table.md (the table),
 # target/compare-java.log (the sample app's log). Exit code: rxe-vm.sh's if the VM run failed,
 # else summarize.sh's (0 all targets met, 1 a target missed).
+#
+#   benchmarks/rdma-vs-c/compare.sh client [rxe-vm.sh arguments]
+# compares the clients instead: the Java load client (rpma-benchmarks' PingPongLoadClient on
+# RpmaClient, in target/benchmarks.jar) against load_client, both against one C server
+# (client-compare-in-vm.sh, its variables from the environment; client-summarize.sh). Output:
+# target/client-compare-results.txt, target/client-compare-table.md.
 set -euo pipefail
 HERE=$(dirname "$(realpath "$0")")
 ROOT=$(realpath "$HERE/../..")
+# what is compared: the servers (prefix "") or the clients ("client-"): the in-VM script, the
+# summarizer and the output files carry the prefix
+KIND=
+if [ "${1:-}" = client ]; then KIND=client-; shift; fi
+MODULE=sample-app
+[ -n "$KIND" ] && MODULE=rpma-benchmarks
 if [ "${SKIP_BUILD:-0}" != 1 ]; then
   # tests are compiled but not run: the comparison needs the jar only
-  (cd "$ROOT" && mvn -B -q ${MVN_ARGS:-} -DskipTests -pl sample-app -am package)
+  (cd "$ROOT" && mvn -B -q ${MVN_ARGS:-} -DskipTests -pl "$MODULE" -am package)
   "$HERE/build.sh"
 fi
 mkdir -p "$HERE/target"
-rm -f "$HERE/target/compare-results.txt"
+RESULTS=$HERE/target/${KIND}compare-results.txt
+rm -f "$RESULTS"
 # the VM reads the host's files as they are: a copy, so that a rebuild during the run cannot change the jar
-if [ -z "${SAMPLE_JAR:-}" ]; then
+if [ -n "$KIND" ]; then
+  if [ -z "${CLIENT_JAR:-}" ]; then
+    cp "$ROOT/rpma-benchmarks/target/benchmarks.jar" "$HERE/target/benchmarks.jar"
+    export CLIENT_JAR=$HERE/target/benchmarks.jar
+  fi
+elif [ -z "${SAMPLE_JAR:-}" ]; then
   cp "$(ls "$ROOT"/sample-app/target/sample-app-*.jar | grep -v -- '-plain\.jar$' | head -1)" "$HERE/target/sample-app.jar"
   export SAMPLE_JAR=$HERE/target/sample-app.jar
 fi
 echo "== host: $(nproc) CPUs, load average before: $(cut -d' ' -f1-3 /proc/loadavg)"
 set +e
-"$ROOT/tools/rxe-vm/rxe-vm.sh" -t 2400 "$@" -w "$HERE/target" -- "$HERE/compare-in-vm.sh"
+"$ROOT/tools/rxe-vm/rxe-vm.sh" -t 2400 "$@" -w "$HERE/target" -- "$HERE/${KIND}compare-in-vm.sh"
 rc=$?
 echo "== host load average after: $(cut -d' ' -f1-3 /proc/loadavg)"
-[ -s "$HERE/target/compare-results.txt" ] || { echo "compare.sh: the VM run left no results (rxe-vm.sh exit $rc)" >&2; exit $(( rc ? rc : 2 )); }
+[ -s "$RESULTS" ] || { echo "compare.sh: the VM run left no results (rxe-vm.sh exit $rc)" >&2; exit $(( rc ? rc : 2 )); }
 echo
-"$HERE/summarize.sh" "$HERE/target/compare-results.txt" | tee "$HERE/target/compare-table.md"
+"$HERE/${KIND}summarize.sh" "$RESULTS" | tee "$HERE/target/${KIND}compare-table.md"
 src=${PIPESTATUS[0]}
 [ $rc = 0 ] || { echo "compare.sh: the VM run failed (exit $rc)" >&2; exit $rc; }
 exit "$src"

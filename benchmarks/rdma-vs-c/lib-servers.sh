@@ -1,4 +1,5 @@
-# lib-servers.sh - sourced by the scripts here that run inside the VM (they set HERE and ADDR).
+# lib-servers.sh - sourced by the scripts here that run inside the VM (they set HERE and ADDR):
+# starting servers, CPU time of processes and threads, pooled percentiles.
 
 # wait_for_line FILE PATTERN SECONDS PID: waits until FILE has a line matching PATTERN; 1 when
 # SECONDS passed or process PID exited first
@@ -25,3 +26,32 @@ start_java_server() {
 
 # cpu_ticks PID: user + system CPU time of the process so far, in clock ticks (getconf CLK_TCK)
 cpu_ticks() { awk '{print $14 + $15}' "/proc/$1/stat" 2>/dev/null || echo 0; }
+
+# thread_ticks PID: "tid ticks name" per thread of PID (name with blanks as _), for a CPU profile per thread
+thread_ticks() {
+  awk '{ match($0, /\(.*\)/); name = substr($0, RSTART + 1, RLENGTH - 2); gsub(/ /, "_", name)
+         split(substr($0, RSTART + RLENGTH + 1), f, " "); tid = FILENAME; gsub(/[^0-9]/, " ", tid); split(tid, t, " ")
+         print t[2], f[12] + f[13], name }' /proc/"$1"/task/*/stat 2>/dev/null
+}
+
+# jit_ms PID: CPU ms of the JIT compiler threads of the JVM PID so far
+jit_ms() {
+  thread_ticks "$1" | awk -v hz="$(getconf CLK_TCK)" '$3 ~ /^C[12]_CompilerThre/ { t += $2 } END { print int(t * 1000 / hz) }'
+}
+
+# pooled DIR KEY: percentiles (nearest rank) over every measured operation of all rounds, from the
+# latency files DIR/lat-WHO-PROTO-CONCURRENCY (load_client --latency-file): one line per file,
+#   POOLED KEY=WHO test=PROTO/CONCURRENCY n=.. p50_us=.. p99_us=.. max_us=..
+pooled() {
+  local f name n
+  for f in "$1"/lat-*; do
+    [ -s "$f" ] && [[ $f != *.sorted ]] || continue
+    name=${f##*/lat-}
+    sort -n "$f" > "$f.sorted"
+    n=$(wc -l < "$f.sorted")
+    awk -v n="$n" -v name="$name" -v key="$2" '
+      BEGIN { split(name, k, "-"); r50 = int(n * 0.50); if (r50 < n * 0.50) r50++; r99 = int(n * 0.99); if (r99 < n * 0.99) r99++ }
+      NR == r50 { p50 = $1 } NR == r99 { p99 = $1 } NR == n { max = $1 }
+      END { printf "POOLED %s=%s test=%s/%s n=%d p50_us=%.1f p99_us=%.1f max_us=%.1f\n", key, k[1], k[2], k[3], n, p50 / 1000, p99 / 1000, max / 1000 }' "$f.sorted"
+  done
+}

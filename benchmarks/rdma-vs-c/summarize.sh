@@ -23,67 +23,14 @@ HERE=$(dirname "$(realpath "$0")")
 FILE=${1:-$HERE/target/compare-results.txt}
 [ -s "$FILE" ] || { echo "summarize.sh: no results in $FILE" >&2; exit 2; }
 
-awk '
-function kv(line, key,   m) {
-  if (match(line, "(^| )" key "=[^ ]*")) { m = substr(line, RSTART, RLENGTH); sub(/^ /, "", m); return substr(m, length(key) + 2) }
-  return ""
-}
-function fmt(v) { if (v == "") return "n/a"; return (v >= 100) ? sprintf("%.0f", v) : (v >= 10) ? sprintf("%.1f", v) : sprintf("%.2f", v) }
-# per-round Java/REF ratios of TEST and METRIC into r[1..n], sorted; returns n
-function ratios(ref, test, metric, r,   k, rep, n, i, j, t) {
-  n = 0
-  for (k = 1; k <= reps; k++) {
-    rep = repname[k]
-    if (((ref, test, metric, rep) in one) && (("java", test, metric, rep) in one) && one[ref, test, metric, rep] > 0)
-      r[++n] = one["java", test, metric, rep] / one[ref, test, metric, rep]
-  }
-  for (i = 2; i <= n; i++) { t = r[i]; for (j = i - 1; j >= 1 && r[j] > t; j--) r[j + 1] = r[j]; r[j + 1] = t }
-  return n
-}
-function median(r, n) { return (n % 2) ? r[(n + 1) / 2] : (r[n / 2] + r[n / 2 + 1]) / 2 }
-function pooledvalue(server, test, metric,   scale) {
-  if (metric == "rate") return (sec[server, test] > 0) ? ops[server, test] / sec[server, test] : ""
-  if (metric == "cpu") return (cpuops[server, test] > 0) ? cpu[server, test] * 1000 / cpuops[server, test] : ""
-  scale = (test ~ /^hello/) ? 1000 : 1
-  return ((server, test, metric) in pooled) ? pooled[server, test, metric] / scale : ""
-}
-# LABEL TEST METRIC(rate|p50|p99|cpu) UNIT LIMIT HIGHER_IS_BETTER REF
-function row(label, test, metric, unit, limit, higher, ref,   c, j, r, n, m, ok) {
-  c = pooledvalue(ref, test, metric); j = pooledvalue("java", test, metric)
-  n = ratios(ref, test, metric, r)
-  if (c == "" || j == "" || c == 0 || n == 0) {
-    printf "| %s | %s | %s | n/a | | %s %.2f | n/a |\n", label, fmt(c), fmt(j), higher ? ">=" : "<=", limit
-    missing = 1; return
-  }
-  m = median(r, n)
-  ok = (n >= 5) && (higher ? (m >= limit) : (m <= limit))
-  if (!ok) missed = 1
-  if (n < 5) few = 1
-  printf "| %s | %s %s | %s %s | **%.2f** (%.2f-%.2f, %d rounds) | %.2f | %s %.2f | %s |\n", label, fmt(c), unit, fmt(j), unit,
-    m, r[1], r[n], n, j / c, higher ? ">=" : "<=", limit, ok ? "yes" : "**NO**"
-}
-/^INFO / && kv($0, "pingpong_warmup") != "" { warmup = kv($0, "pingpong_warmup") + 0 }
+# the program after the shared part (lib-ratios.awk), on standard input
+awk -f "$HERE/lib-ratios.awk" -f /dev/stdin -v ratetest="rate/$(sed -n 's/.*rate_clients=\([0-9]*\).*/\1/p' "$FILE" | head -1)" \
+  -v ratelabel="$(sed -n 's/.*rate_clients=\([0-9]*\) rate_inflight=\([0-9]*\).*/\1 clients x \2 in flight/p' "$FILE" | head -1)" \
+  "$FILE" <<'EOF'
 /^INFO / && kv($0, "java_start_seconds") != "" { java_start = kv($0, "java_start_seconds") }
 /^== kernel/ { header = substr($0, 4) }
-/^RESULT / {
-  rep = kv($0, "rep"); if (rep == "warmup") next
-  proto = $2; server = kv($0, "server"); conc = kv($0, "concurrency"); test = proto "/" conc
-  if (!(rep in seenrep)) { seenrep[rep] = 1; repname[++reps] = rep }
-  errors += kv($0, "errors")
-  if (proto == "hello") { p50 = kv($0, "p50_ms"); p99 = kv($0, "p99_ms"); n = kv($0, "cycles"); all = n }
-  else { p50 = kv($0, "p50_us"); p99 = kv($0, "p99_us"); n = kv($0, "rounds"); all = n + conc * warmup * ((proto == "rate") ? kv($0, "inflight") : 1) }
-  one[server, test, "rate", rep] = kv($0, "rate"); one[server, test, "p50", rep] = p50; one[server, test, "p99", rep] = p99
-  if (all > 0) one[server, test, "cpu", rep] = kv($0, "cpu_ms") * 1000 / all
-  ops[server, test] += n; sec[server, test] += kv($0, "seconds")
-  cpu[server, test] += kv($0, "cpu_ms"); cpuops[server, test] += all
-}
-/^POOLED / {
-  test = kv($0, "test"); server = kv($0, "server")
-  pooled[server, test, "p50"] = kv($0, "p50_us"); pooled[server, test, "p99"] = kv($0, "p99_us"); pooledn[server, test] = kv($0, "n")
-}
 /^MEM after-warmup/ { memw = $0 }
 /^MEM end/ { meme = $0 }
-/^FAIL/ { fails++ }
 END {
   spin = (("cspin", "pingpong/1", "p50") in pooled)
   print "| metric | C server | Java server | Java / C: median of rounds (spread) | pooled | target | met |"
@@ -135,6 +82,4 @@ END {
   if (few) printf "\n**Fewer than 5 rounds: no target can be called met.**\n"
   exit (missing || few || errors > 0 || fails > 0) ? 2 : (missed ? 1 : 0)
 }
-' ratetest="rate/$(sed -n 's/.*rate_clients=\([0-9]*\).*/\1/p' "$FILE" | head -1)" \
-  ratelabel="$(sed -n 's/.*rate_clients=\([0-9]*\) rate_inflight=\([0-9]*\).*/\1 clients x \2 in flight/p' "$FILE" | head -1)" \
-  "$FILE"
+EOF

@@ -1,0 +1,197 @@
+#!/bin/bash
+# client-compare-in-vm.sh - runs INSIDE the soft-RoCE VM (compare.sh client starts it; any machine
+# with RDMA works too, given ADDR): the Java load client (PingPongLoadClient on RpmaClient) and the C
+# one (load_client pingpong) in turn against one C server (baseline_server pingpong, busy-polling as
+# the starter's loop does), in alternating order, round after round.
+#
+# The Java client is one JVM for the whole comparison (PingPongLoadClient --commands: one run per
+# line), so its JIT compiler settles before anything is measured; each of its runs builds and closes
+# its own RpmaClient, as each load_client process makes its own peer and connections. Both get the
+# same warm-up; then the Java client gets unmeasured rounds of the measured tests until its JIT
+# compiler threads used less than JIT_QUIET_MS of CPU in one. Each round runs every test with both
+# clients back to back, C first in odd rounds and Java first in even ones. Each RESULT line gets
+# client=, rep=, the client process's CPU time during the run (cpu_ms=: the JVM's from
+# /proc/PID/stat; load_client's from this shell's reaped children, /proc/$$/stat) and the server's
+# (server_cpu_ms=). Latency percentiles are also taken over all rounds pooled (POOLED lines).
+#
+# Tests: "pingpong 1" request/reply, 1 connection x 1 message in flight; "rate 1" message rate,
+# 1 connection x RATE1_INFLIGHT in flight; "rate RATE_CLIENTS" message rate, RATE_CLIENTS
+# connections x RATE_INFLIGHT in flight (the server comparison's rate test).
+#
+# Environment (defaults in brackets):
+#   ADDR [$RPMA_TEST_SAME_IP or 198.18.0.1]   the address the server listens on
+#   ROUNDS [10]               alternating rounds
+#   RR_MESSAGES [2000]        measured round trips per round, request/reply
+#   RATE1_INFLIGHT [16]       messages in flight on the one connection of "rate 1"
+#   RATE1_MESSAGES [4000]     measured messages per round there
+#   RATE_CLIENTS [16]         connections of the other rate test (more than 1) ...
+#   RATE_INFLIGHT [8]         ... each keeping this many messages in flight
+#   RATE_MESSAGES [1000]      measured messages per connection and round there
+#   PINGPONG_WARMUP [200]     unmeasured messages per connection before those
+#   WARMUP_MESSAGES [10000]   round trips of each client's request/reply warm-up run
+#   C_WINDOW [max of the in-flight counts]  receives the server posts per connection (--window)
+#   C_BUSY_POLL_US [50]       the server's --busy-poll-us (the starter's busy-poll)
+#   PORT [7326]               the server's port
+#   JIT_SETTLE_ROUNDS [8], JIT_QUIET_MS [100]   as in compare-in-vm.sh, for the Java client
+#   CLIENT_JAR [rpma-benchmarks/target/benchmarks.jar]
+#   JAVA_CLIENT_OPTS [-XX:+UseSerialGC -Xms64m -Xmx256m -XX:-UsePerfData]  the server comparison's
+#   JAVA_CLIENT_ARGS []       more PingPongLoadClient options for every Java run (--event-loops N,
+#                             --busy-poll-us N; defaults: the client's, 1 loop that sleeps at once,
+#                             as load_client sleeps in poll())
+#   ONLY [all]                a regular expression of the tests to run ("pingpong 1", "rate 1", "rate 16")
+#   RESULTS_FILE [$BIN/client-compare-results.txt]  in the VM, in a directory shared with -w
+set -uo pipefail
+HERE=$(dirname "$(realpath "$0")")
+ROOT=$(realpath "$HERE/../..")
+BIN=${BIN:-$HERE/target}
+ADDR=${ADDR:-${RPMA_TEST_SAME_IP:-198.18.0.1}}
+ROUNDS=${ROUNDS:-10}
+RR_MESSAGES=${RR_MESSAGES:-2000}
+RATE1_INFLIGHT=${RATE1_INFLIGHT:-16}
+RATE1_MESSAGES=${RATE1_MESSAGES:-4000}
+RATE_CLIENTS=${RATE_CLIENTS:-16}
+RATE_INFLIGHT=${RATE_INFLIGHT:-8}
+RATE_MESSAGES=${RATE_MESSAGES:-1000}
+PINGPONG_WARMUP=${PINGPONG_WARMUP:-200}
+WARMUP_MESSAGES=${WARMUP_MESSAGES:-10000}
+C_WINDOW=${C_WINDOW:-$(( RATE1_INFLIGHT > RATE_INFLIGHT ? RATE1_INFLIGHT : RATE_INFLIGHT ))}
+C_BUSY_POLL_US=${C_BUSY_POLL_US:-50}
+PORT=${PORT:-7326}
+JIT_SETTLE_ROUNDS=${JIT_SETTLE_ROUNDS:-8}
+JIT_QUIET_MS=${JIT_QUIET_MS:-100}
+CLIENT_JAR=${CLIENT_JAR:-$ROOT/rpma-benchmarks/target/benchmarks.jar}
+JAVA_CLIENT_OPTS=${JAVA_CLIENT_OPTS:--XX:+UseSerialGC -Xms64m -Xmx256m -XX:-UsePerfData}
+JAVA_CLIENT_ARGS=${JAVA_CLIENT_ARGS:-}
+RESULTS_FILE=${RESULTS_FILE:-$BIN/client-compare-results.txt}
+HZ=$(getconf CLK_TCK)
+LOG=$(mktemp -d /tmp/client-compare.XXXXXX)
+failures=0
+
+fail() { echo "FAIL $*"; failures=$((failures+1)); }
+# CPU ticks of main's children that have been waited for (each load_client among them); main runs
+# in a subshell of its own (main | tee), whose pid main keeps in main_pid
+children_ticks() { awk '{print $16 + $17}' "/proc/$main_pid/stat"; }
+
+# shellcheck source=lib-servers.sh
+. "$HERE/lib-servers.sh"
+
+start() {
+  "$BIN/baseline_server" pingpong "$ADDR" "$PORT" --window "$C_WINDOW" --busy-poll-us "$C_BUSY_POLL_US" \
+    > "$LOG/server.log" 2>&1 &
+  server_pid=$!
+  wait_for_line "$LOG/server.log" listening 10 "$server_pid" || { fail "the C server did not start"; cat "$LOG/server.log"; return 1; }
+  [ -s "$CLIENT_JAR" ] || { fail "no $CLIENT_JAR (mvn -pl rpma-benchmarks -am package)"; return 1; }
+  # shellcheck disable=SC2086  # JAVA_CLIENT_OPTS is a word list
+  coproc JAVA_CLIENT { exec java $JAVA_CLIENT_OPTS -cp "$CLIENT_JAR" dev.rpma.benchmarks.client.PingPongLoadClient \
+    --commands 2> "$LOG/java-client.err"; }
+  java_pid=$JAVA_CLIENT_PID
+  to_java=${JAVA_CLIENT[1]}
+  from_java=${JAVA_CLIENT[0]}
+  echo "INFO java_pid=$java_pid java_cmd=$(tr '\0' ' ' < "/proc/$java_pid/cmdline" | cut -c1-300)"
+}
+
+# run CLIENT(c|java) PROTO(pingpong|rate) CONNECTIONS REP
+run() {
+  local client=$1 proto=$2 conc=$3 rep=$4 args out rc t0 t1 s0 s1 line err0
+  case $proto/$conc in
+    pingpong/*) args=(--rounds "$RR_MESSAGES");;
+    rate/1) args=(--rounds "$RATE1_MESSAGES" --inflight "$RATE1_INFLIGHT");;
+    rate/*) args=(--rounds "$RATE_MESSAGES" --inflight "$RATE_INFLIGHT");;
+  esac
+  args+=(--warmup "$PINGPONG_WARMUP" --concurrency "$conc" --timeout 300)
+  [ "$rep" = warmup ] || args+=(--latency-file "$LOG/lat-$client-$proto-$conc")
+  s0=$(cpu_ticks "$server_pid")
+  if [ "$client" = c ]; then
+    t0=$(children_ticks)
+    out=$("$BIN/load_client" pingpong "$ADDR" "$PORT" "${args[@]}" 2> "$LOG/client.err")
+    rc=$?
+    t1=$(children_ticks)
+  else
+    t0=$(cpu_ticks "$java_pid")
+    err0=$(wc -l < "$LOG/java-client.err")
+    out=
+    # shellcheck disable=SC2086  # JAVA_CLIENT_ARGS is a word list
+    echo "pingpong $ADDR $PORT ${args[*]} $JAVA_CLIENT_ARGS" >&"$to_java"
+    while IFS= read -r -t 330 line <&"$from_java"; do
+      case $line in RESULT*|ERROR*) out=$line; break;; esac
+    done
+    t1=$(cpu_ticks "$java_pid")
+    rc=1
+    [[ $out == RESULT* && $out == *" errors=0 "* ]] && rc=0
+  fi
+  s1=$(cpu_ticks "$server_pid")
+  echo "$out" | sed "s/^RESULT pingpong /RESULT $proto client=$client rep=$rep cpu_ms=$(( (t1 - t0) * 1000 / HZ )) server_cpu_ms=$(( (s1 - s0) * 1000 / HZ )) /"
+  if [ "$rc" != 0 ]; then
+    fail "$client $proto c=$conc rep=$rep: exit $rc ${out:-(no RESULT line)}"
+    if [ "$client" = c ]; then cat "$LOG/client.err"; else tail -n +$((err0 + 1)) "$LOG/java-client.err"; fi | tail -n 20 | sed 's/^/  client: /'
+  fi
+}
+
+stop() {
+  local rc
+  [ -n "${to_java:-}" ] && eval "exec $to_java>&-"   # the end of its input: the Java client exits
+  if [ -n "${java_pid:-}" ]; then
+    wait "$java_pid"; rc=$?
+    [ "$rc" = 0 ] || fail "the Java client exited $rc"
+  fi
+  if [ -n "${server_pid:-}" ]; then
+    kill -TERM "$server_pid" 2>/dev/null
+    wait "$server_pid"; rc=$?
+    [ "$rc" = 0 ] || fail "the C server exited $rc after SIGTERM"
+    grep -h 'stopped:' "$LOG/server.log" | sed 's/^/INFO server /'
+  fi
+  [ -s "$LOG/java-client.err" ] && sed 's/^/INFO java client stderr: /' "$LOG/java-client.err" | head -n 5
+}
+
+TESTS=()
+for test in "pingpong 1" "rate 1" "rate $RATE_CLIENTS"; do
+  [[ "$test" =~ ${ONLY:-.} ]] && TESTS+=("$test")
+done
+
+main() {
+  main_pid=$BASHPID
+  echo "== kernel $(uname -r), $(nproc) vCPU, $(awk '/MemTotal/{print int($2/1024)}' /proc/meminfo) MiB, addr $ADDR, rounds $ROUNDS"
+  echo "INFO rr_messages=$RR_MESSAGES rate1_inflight=$RATE1_INFLIGHT rate1_messages=$RATE1_MESSAGES rate_clients=$RATE_CLIENTS rate_inflight=$RATE_INFLIGHT rate_messages=$RATE_MESSAGES c_window=$C_WINDOW c_busy_poll_us=$C_BUSY_POLL_US pingpong_warmup=$PINGPONG_WARMUP warmup_messages=$WARMUP_MESSAGES java_client_args=${JAVA_CLIENT_ARGS// /_}"
+  if ! start; then stop; echo "== failures: $failures"; return 1; fi
+
+  local t0=$SECONDS client test settle jit0 jit1 rep order
+  for client in c java; do   # the same warm-up for both (JIT for the JVM, caches for both)
+    RR_MESSAGES=$WARMUP_MESSAGES run "$client" pingpong 1 warmup
+    for test in "${TESTS[@]}"; do
+      # shellcheck disable=SC2086
+      run "$client" $test warmup
+    done
+  done
+  for settle in $(seq "$JIT_SETTLE_ROUNDS"); do
+    jit0=$(jit_ms "$java_pid")
+    for test in "${TESTS[@]}"; do
+      # shellcheck disable=SC2086
+      run java $test warmup
+    done
+    jit1=$(jit_ms "$java_pid")
+    echo "INFO jit_settle round=$settle compiler_ms=$((jit1 - jit0))"
+    [ $((jit1 - jit0)) -lt "$JIT_QUIET_MS" ] && break
+  done
+  echo "INFO warmup_seconds=$((SECONDS - t0)) java_client_rss_kb=$(awk '$1 == "VmRSS:" {print $2}' "/proc/$java_pid/status")"
+
+  for rep in $(seq "$ROUNDS"); do
+    if [ $((rep % 2)) = 1 ]; then order="c java"; else order="java c"; fi
+    for test in "${TESTS[@]}"; do
+      for client in $order; do
+        # shellcheck disable=SC2086
+        run "$client" $test "$rep"
+      done
+    done
+    echo "INFO round $rep done at ${SECONDS}s"
+  done
+  pooled "$LOG" client
+  stop
+  echo "== failures: $failures"
+  [ $failures = 0 ]
+}
+
+main 2>&1 | tee "$LOG/all.txt"
+rc=${PIPESTATUS[0]}
+grep -E '^(RESULT|POOLED|INFO|FAIL|==)' "$LOG/all.txt" > "$RESULTS_FILE"
+rm -rf "$LOG"
+exit $rc

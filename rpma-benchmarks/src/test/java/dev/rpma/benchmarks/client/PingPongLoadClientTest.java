@@ -1,0 +1,146 @@
+package dev.rpma.benchmarks.client;
+
+import java.io.BufferedReader;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.io.StringReader;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import dev.rpma.benchmarks.client.PingPongLoadClient.Options;
+import dev.rpma.benchmarks.client.PingPongLoadClient.Result;
+import dev.rpma.binding.Rpma;
+import dev.rpma.binding.RpmaConnectionConfig;
+import dev.rpma.binding.testing.FakeLibRpma;
+import dev.rpma.server.RpmaEndpointSettings;
+import dev.rpma.server.RpmaIncomingRequest;
+import dev.rpma.server.RpmaMessageListener;
+import dev.rpma.server.RpmaQueueSizes;
+import dev.rpma.server.RpmaRequestHandler;
+import dev.rpma.server.RpmaServer;
+import dev.rpma.server.RpmaServerSettings;
+import dev.rpma.server.RpmaWireMode;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
+
+/**
+ * The load client against a raw ping-pong server of this JVM over {@link FakeLibRpma#loopback()}: every
+ * message counted and checked, the RESULT line in load_client's format.
+ */
+class PingPongLoadClientTest {
+
+    private static final String ADDRESS = "192.0.2.1";
+
+    private static final int PORT = 7600;
+
+    private final FakeLibRpma fake = FakeLibRpma.loopback();
+
+    private final Rpma rpma = Rpma.using(this.fake);
+
+    private RpmaServer server;
+
+    @AfterEach
+    void stop() {
+        if (this.server != null) {
+            this.server.close();
+        }
+        this.fake.assertNoViolations();
+        this.fake.close();
+    }
+
+    @Test
+    void oneConnectionOneInFlightMeasuresEveryRoundTripAfterTheWarmUp(@TempDir Path dir) throws IOException {
+        listen(1);
+        Path latencies = dir.resolve("lat");
+        Result result = PingPongLoadClient.run(this.rpma,
+                options("--rounds 300 --warmup 50 --latency-file " + latencies));
+        assertThat(result.ok()).as(result.line()).isTrue();
+        assertThat(result.line()).startsWith("RESULT pingpong addr=192.0.2.1 concurrency=1 rounds=300 seconds=")
+            .contains(" retries=0 errors=0 inflight=1").matches(".* p50_us=[0-9.]+ p99_us=[0-9.]+ .*");
+        List<Long> lines = Files.readAllLines(latencies).stream().map(Long::parseLong).toList();
+        assertThat(lines).hasSize(300).isSorted().allMatch((ns) -> ns > 0);
+    }
+
+    @Test
+    void manyConnectionsKeepTheirMessagesInFlight() {
+        listen(1);
+        Result result = PingPongLoadClient.run(this.rpma, options("--rounds 100 --warmup 10 --concurrency 3 --inflight 4"));
+        assertThat(result.ok()).as(result.line()).isTrue();
+        assertThat(result.line()).contains(" concurrency=3 rounds=300 ").endsWith(" errors=0 inflight=4");
+    }
+
+    @Test
+    void aWrongReplyFailsTheRun() {
+        listen(2);
+        Result result = PingPongLoadClient.run(this.rpma, options("--rounds 20 --timeout 10"));
+        assertThat(result.ok()).isFalse();
+        assertThat(result.line()).contains(" rounds=0 ").contains(" errors=1 ");
+    }
+
+    @Test
+    void commandsRunOneLineEachAndSayWhichAreNotRuns() throws IOException {
+        listen(1);
+        String port = String.valueOf(PORT);
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        PingPongLoadClient.commands(this.rpma, new BufferedReader(new StringReader("pingpong " + ADDRESS + " " + port
+                + " --rounds 20\n\npingpong " + ADDRESS + " " + port + " --inflight 0\n")), new PrintStream(out, true,
+                        StandardCharsets.UTF_8));
+        assertThat(out.toString(StandardCharsets.UTF_8).lines()).satisfiesExactly(
+                (line) -> assertThat(line).startsWith("RESULT pingpong ").contains(" rounds=20 ").contains(" errors=0 "),
+                (line) -> assertThat(line).isEqualTo("ERROR --inflight must be 1 to 1024, got 0"));
+    }
+
+    @Test
+    void optionsAreCheckedAsTheCClientChecksThem() {
+        assertThatIllegalArgumentException().isThrownBy(() -> options("--concurrency 1025"));
+        assertThatIllegalArgumentException().isThrownBy(() -> options("--rounds x"));
+        assertThatIllegalArgumentException().isThrownBy(() -> options("--rounds"));
+        assertThatIllegalArgumentException().isThrownBy(() -> options("--cycles 3"));
+        assertThatIllegalArgumentException().isThrownBy(() -> Options.parse(List.of("hello", ADDRESS, "7")));
+        assertThat(options("")).isEqualTo(new Options(ADDRESS, PORT, 2000, 1, 0, 1, 600, null, 1, 0));
+    }
+
+    private static Options options(String extra) {
+        String line = "pingpong " + ADDRESS + " " + PORT + (extra.isEmpty() ? "" : " " + extra);
+        return Options.parse(List.of(line.split(" ")));
+    }
+
+    /** A raw endpoint that answers each little-endian counter with the counter plus {@code step}. */
+    private void listen(int step) {
+        RpmaEndpointSettings endpoint = new RpmaEndpointSettings("pingpong", ADDRESS, PORT)
+            .withMessages(RpmaEndpointSettings.Messages.DEFAULTS.withMode(RpmaWireMode.RAW).withSlots(16, 16)
+                .withMaxMessageSize(Long.BYTES));
+        RpmaMessageListener pong = (message, session) -> session.newMessage().putLong(message.getLong(0) + step).flip();
+        this.server = RpmaServer.listen(this.rpma, RpmaServerSettings.of(List.of(endpoint))
+            .withEventLoops(1, Duration.ZERO)
+            .withGracePeriod(Duration.ZERO), new RpmaServer.Components() {
+
+                @Override
+                public RpmaRequestHandler handler(String name) {
+                    return RpmaIncomingRequest::connect;
+                }
+
+                @Override
+                public Map<String, RpmaMessageListener> messageListeners(String name) {
+                    return Map.of("", pong);
+                }
+
+                @Override
+                public RpmaConnectionConfig requestConfig(Rpma rpma, RpmaEndpointSettings settings,
+                        RpmaQueueSizes needed) {
+                    return rpma.newConnectionConfig().cqSize(needed.cq()).sqSize(needed.sq()).rqSize(needed.rq());
+                }
+            });
+        this.server.start();
+    }
+}
