@@ -154,7 +154,7 @@ main() {
   echo "INFO rr_messages=$RR_MESSAGES rate1_inflight=$RATE1_INFLIGHT rate1_messages=$RATE1_MESSAGES rate_clients=$RATE_CLIENTS rate_inflight=$RATE_INFLIGHT rate_messages=$RATE_MESSAGES c_window=$C_WINDOW c_busy_poll_us=$C_BUSY_POLL_US pingpong_warmup=$PINGPONG_WARMUP warmup_messages=$WARMUP_MESSAGES java_client_args=${JAVA_CLIENT_ARGS// /_}"
   if ! start; then stop; echo "== failures: $failures"; return 1; fi
 
-  local t0=$SECONDS client test settle jit0 jit1 rep order
+  local t0=$SECONDS client test rep order
   for client in c java; do   # the same warm-up for both (JIT for the JVM, caches for both)
     RR_MESSAGES=$WARMUP_MESSAGES run "$client" pingpong 1 warmup
     for test in "${TESTS[@]}"; do
@@ -162,16 +162,7 @@ main() {
       run "$client" $test warmup
     done
   done
-  for settle in $(seq "$JIT_SETTLE_ROUNDS"); do
-    jit0=$(jit_ms "$java_pid")
-    for test in "${TESTS[@]}"; do
-      # shellcheck disable=SC2086
-      run java $test warmup
-    done
-    jit1=$(jit_ms "$java_pid")
-    echo "INFO jit_settle round=$settle compiler_ms=$((jit1 - jit0))"
-    [ $((jit1 - jit0)) -lt "$JIT_QUIET_MS" ] && break
-  done
+  settle_jit "$java_pid"
   echo "INFO warmup_seconds=$((SECONDS - t0)) java_client_rss_kb=$(awk '$1 == "VmRSS:" {print $2}' "/proc/$java_pid/status")"
 
   for rep in $(seq "$ROUNDS"); do

@@ -189,17 +189,8 @@ main() {
     run "$server" rate "$RATE_CLIENTS" warmup
   done
   [ -z "${c_spin:-}" ] || PINGPONG_ROUNDS_4=$WARMUP_PINGPONG run cspin pingpong 4 warmup
-  local settle jit0 jit1 test
-  for settle in $(seq "$JIT_SETTLE_ROUNDS"); do
-    jit0=$(jit_ms "$java_pid")
-    for test in "${TESTS[@]}"; do
-      # shellcheck disable=SC2086
-      run java $test warmup
-    done
-    jit1=$(jit_ms "$java_pid")
-    echo "INFO jit_settle round=$settle compiler_ms=$((jit1 - jit0))"
-    [ $((jit1 - jit0)) -lt "$JIT_QUIET_MS" ] && break
-  done
+  local test
+  settle_jit "$java_pid"
   echo "INFO warmup_seconds=$((SECONDS - t0))"
   memory after-warmup
 

@@ -209,12 +209,9 @@ class SampleClientTest {
 
     @Test
     void aServerThatClosesTheConnectionDuringTheHoldEndsItAsConnectionLost() throws Exception {
-        CountDownLatch holding = new CountDownLatch(1);
-        Future<PingPongResult> result = this.executor.submit(() -> this.client.pingPong(ExampleProtocols.PING_PONG_PORT,
-                PingPongOptions.of(0, 0).holding(Duration.ofMinutes(5), null, holding::countDown)));
-        FakeConnection connection = awaitConnection();
-        connection.queueEvent(RpmaConnectionEvent.ESTABLISHED);
-        assertThat(holding.await(30, TimeUnit.SECONDS)).isTrue();
+        HeldCall held = startHolding();
+        Future<PingPongResult> result = held.result();
+        FakeConnection connection = held.connection();
         connection.queueEvent(RpmaConnectionEvent.CLOSED);
         assertThat(failure(result)).isEqualTo(Failure.CONNECTION_LOST);
         assertThat(connection.sent()).as("no I_M_DONE on a closed connection").isEmpty();
@@ -265,12 +262,9 @@ class SampleClientTest {
 
     @Test
     void closingTheClientEndsTheCallsInProgressAndRefusesNewOnes() throws Exception {
-        CountDownLatch holding = new CountDownLatch(1);
-        Future<PingPongResult> result = this.executor.submit(() -> this.client.pingPong(ExampleProtocols.PING_PONG_PORT,
-                PingPongOptions.of(0, 0).holding(Duration.ofMinutes(5), null, holding::countDown)));
-        FakeConnection connection = awaitConnection();
-        connection.queueEvent(RpmaConnectionEvent.ESTABLISHED);
-        assertThat(holding.await(30, TimeUnit.SECONDS)).isTrue();
+        HeldCall held = startHolding();
+        Future<PingPongResult> result = held.result();
+        FakeConnection connection = held.connection();
         this.client.close();
         assertThat(failure(result)).isEqualTo(Failure.CONNECTION_LOST);
         assertThat(connection.disconnects()).isEqualTo(1);
@@ -279,6 +273,20 @@ class SampleClientTest {
             .isInstanceOfSatisfying(SampleClientException.class,
                     (ex) -> assertThat(ex.failure()).isEqualTo(Failure.CONNECTION_LOST));
         assertThat(this.fake.connections()).hasSize(1);
+    }
+
+    /** A ping-pong call of no rounds holding its established connection. */
+    private record HeldCall(Future<PingPongResult> result, FakeConnection connection) {
+    }
+
+    private HeldCall startHolding() throws Exception {
+        CountDownLatch holding = new CountDownLatch(1);
+        Future<PingPongResult> result = this.executor.submit(() -> this.client.pingPong(ExampleProtocols.PING_PONG_PORT,
+                PingPongOptions.of(0, 0).holding(Duration.ofMinutes(5), null, holding::countDown)));
+        FakeConnection connection = awaitConnection();
+        connection.queueEvent(RpmaConnectionEvent.ESTABLISHED);
+        assertThat(holding.await(30, TimeUnit.SECONDS)).isTrue();
+        return new HeldCall(result, connection);
     }
 
     private FakeConnection awaitConnection() {

@@ -6,6 +6,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
@@ -251,7 +252,7 @@ class HostilePeersEndToEndTests {
 
     private byte[] newLogBytes(long from) throws IOException {
         byte[] all = Files.readAllBytes(this.app.logFile());
-        return java.util.Arrays.copyOfRange(all, (int) from, all.length);
+        return Arrays.copyOfRange(all, (int) from, all.length);
     }
 
     private Path writeLines(String name, List<String> lines) throws IOException {
