@@ -58,6 +58,21 @@ class AcceptorBackOffTest {
     }
 
     @Test
+    void whileItBacksOffTheAcceptorLeavesTheReadableFdAloneAndLooksOnlyWhenThePauseEnds() throws InterruptedException {
+        start(2);
+        this.harness.endpoint.failEveryLook(RpmaError.PROVIDER.code(), Errno.EMFILE);
+        // announced, so the level-triggered fd stays readable for the whole shortage
+        FakeRequest waiting = this.harness.endpoint.queueRequest(new byte[] { 1 });
+        this.harness.await("DEGRADED", () -> this.harness.served().state() == RpmaEndpointState.DEGRADED);
+        Thread.sleep(300);
+
+        // pauses of 10, 20, 40, 80, 160 ms and a look per poll interval of 50 ms: about a dozen looks
+        assertThat(this.harness.statistics().errors("rpma_ep_next_conn_req", "RPMA_E_PROVIDER")).isLessThan(40);
+        this.harness.endpoint.stopFailing();
+        this.harness.await("the waiting request connected", () -> waiting.state() == FakeRequest.State.CONNECTED);
+    }
+
+    @Test
     void outOfMemoryAndExhaustedProviderResourcesNeverCountTowardsMaxConsecutiveErrors() {
         start(1);
         this.harness.endpoint.queueOutOfMemory().queueProviderError(Errno.ENOMEM).queueProviderError(Errno.ENFILE)
@@ -85,6 +100,19 @@ class AcceptorBackOffTest {
         this.harness.await("FAILED", () -> this.harness.served().state() == RpmaEndpointState.FAILED);
         assertThat(this.harness.served().failure()).hasMessageContaining("3 errors in a row");
         assertThat(this.harness.served().degradedBy()).isNull();
+    }
+
+    @Test
+    void anInterruptedLookIsCountedButNeitherDegradesNorCountsTowardsMaxConsecutiveErrors() {
+        start(1);
+        this.harness.endpoint.queueProviderError(Errno.EINTR).queueProviderError(Errno.EINTR)
+            .queueProviderError(Errno.EINTR);
+        FakeRequest request = this.harness.endpoint.queueRequest(new byte[] { 1 });
+
+        this.harness.await("the connect", () -> request.state() == FakeRequest.State.CONNECTED);
+        assertThat(this.harness.statistics().errors("rpma_ep_next_conn_req", "RPMA_E_PROVIDER")).isEqualTo(3);
+        assertThat(this.harness.served().failure()).isNull();
+        assertThat(this.harness.served().state()).isEqualTo(RpmaEndpointState.RUNNING);
     }
 
     @Test

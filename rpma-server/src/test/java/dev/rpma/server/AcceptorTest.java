@@ -17,6 +17,7 @@ import org.junit.jupiter.api.Test;
 
 import dev.rpma.binding.Errno;
 import dev.rpma.binding.RpmaConnectionEvent;
+import dev.rpma.binding.RpmaConnectionRequest;
 import dev.rpma.binding.RpmaError;
 import dev.rpma.binding.testing.FakeConnection;
 import dev.rpma.binding.testing.FakeRequest;
@@ -525,6 +526,100 @@ class AcceptorTest {
 
         assertThat(this.harness.statistics().errors("rpma_conn_req_connect", "RPMA_E_PROVIDER")).isEqualTo(1);
         assertThat(this.harness.served().registry().reserved()).isZero();
+    }
+
+    @Test
+    void aReceiveThatFailsBeforeTheAcceptRejectsTheRequestAndGivesItsSlotsBack() {
+        // the second receive of the first request fails: its session's slots were taken and one receive posted
+        this.harness.fake.failAfter("rpma_conn_req_recv", 1, RpmaError.PROVIDER.code(), Errno.ENOMEM);
+        this.harness.startRaw((message, session) -> message);
+        FakeRequest failed = this.harness.endpoint.queueRequest(HELLO_SERVER);
+        this.harness.await("the failed request rejected", () -> failed.state() == FakeRequest.State.DELETED);
+        this.harness.await("the failure counted", () -> this.harness.statistics().failedToConnect() == 1);
+        FakeConnection next = this.harness.connectOne();
+
+        assertThat(this.harness.fake.calls("rpma_conn_req_connect")).isOne();
+        assertThat(this.harness.statistics().errors("rpma_conn_req_recv", "RPMA_E_PROVIDER")).isOne();
+        assertThat(next.request().receives().get(0).localOffset())
+            .as("the next session gets the slots the failed request gave back")
+            .isEqualTo(failed.receives().get(0).localOffset());
+    }
+
+    @Test
+    void anAcceptCarriesExactlyAsMuchPrivateDataAsAnAcceptTakes() {
+        byte[] longest = new byte[RpmaConnectionRequest.MAX_ACCEPT_PRIVATE_DATA];
+        longest[longest.length - 1] = 7;
+        this.harness.start((request) -> request.connect(longest));
+        FakeConnection connection = this.harness.connectOne();
+
+        assertThat(connection.request().connectPrivateData()).isEqualTo(longest);
+    }
+
+    @Test
+    void aRejectAfterAConnectFailsAndTheRequestIsConnected() {
+        AtomicReference<Throwable> second = new AtomicReference<>();
+        List<String> endpointNames = new CopyOnWriteArrayList<>();
+        this.harness.start((request) -> {
+            endpointNames.add(request.endpointName());
+            request.connect();
+            try {
+                request.reject();
+            }
+            catch (IllegalStateException ex) {
+                second.set(ex);
+            }
+        });
+        FakeConnection connection = this.harness.connectOne();
+
+        assertThat(second.get()).hasMessageContaining("Cannot reject").hasMessageContaining("already connected")
+            .hasMessageContaining("'default'");
+        assertThat(endpointNames).containsExactly("default");
+        assertThat(connection.request().state()).isEqualTo(FakeRequest.State.CONNECTED);
+        assertThat(this.harness.statistics().rejectedTotal()).isZero();
+    }
+
+    @Test
+    void everyUndecidedRequestIsRejectedAtItsOwnDeadline() throws InterruptedException {
+        this.harness.acceptor = new RpmaEndpointSettings.Acceptor(8, 2, Duration.ofMillis(300), Duration.ofMillis(50),
+                10, false, true, 0);
+        // decides nothing and holds its thread until the deadline has rejected the request
+        this.harness.start((request) -> FakeRequestWait.until(request::isDecided));
+        FakeRequest first = this.harness.endpoint.queueRequest(HELLO_SERVER);
+        this.harness.await("the first handler", () -> this.harness.statistics().obtained() == 1);
+        Thread.sleep(150);
+        FakeRequest second = this.harness.endpoint.queueRequest(HELLO_SERVER);
+        this.harness.await("the first deadline's reject", () -> first.state() == FakeRequest.State.DELETED);
+        // the timer that rejected the first is set again for the second: nothing else would wake the acceptor
+        this.harness.await("the second deadline's reject", () -> second.state() == FakeRequest.State.DELETED);
+
+        assertThat(this.harness.statistics().rejected(RejectReason.DEADLINE)).isEqualTo(2);
+    }
+
+    @Test
+    void aRequestWhoseReadinessWasSwallowedLongAfterTheStartIsFoundToo() throws InterruptedException {
+        this.harness.start(RpmaIncomingRequest::reject);
+        // several poll intervals of 50 ms: the look is made again every interval, not once after the start
+        Thread.sleep(300);
+        FakeRequest unannounced = this.harness.endpoint.queueRequestWithoutReadiness(HELLO_SERVER);
+        this.harness.await("the reject of the request the fd did not announce",
+                () -> unannounced.state() == FakeRequest.State.DELETED);
+    }
+
+    @Test
+    void theQueueWaitReportedIsTheTimeARequestWaitedForAHandlerThread() {
+        List<Duration> waits = new CopyOnWriteArrayList<>();
+        this.harness.observer = new RpmaServerObserver() {
+
+            @Override
+            public void queueWait(String endpoint, Duration wait) {
+                waits.add(wait);
+            }
+        };
+        this.harness.start(RpmaIncomingRequest::connect);
+        this.harness.connectOne();
+
+        assertThat(waits).singleElement()
+            .satisfies((wait) -> assertThat(wait).isBetween(Duration.ZERO, ServerHarness.WAIT));
     }
 
     @Test

@@ -34,7 +34,12 @@ public final class ServerHarness implements AutoCloseable {
 
     public static final int PORT = 7204;
 
-    public static final Duration WAIT = Duration.ofSeconds(10);
+    /**
+     * How long a test waits for an asynchronous outcome before it fails. The mutation tests shorten it
+     * ({@code rpma.test.wait-millis}): a mutant that keeps the outcome from coming then fails its test
+     * instead of timing out, which costs pitest a new JVM.
+     */
+    public static final Duration WAIT = Duration.ofMillis(Long.getLong("rpma.test.wait-millis", 10_000));
 
     public final FakeLibRpma fake = new FakeLibRpma().requireNonBlockingEndpointFd(true);
 
