@@ -148,6 +148,19 @@ class NativeHandleTest {
         assertThat(handle.beginCloseIfIdle()).isZero();
     }
 
+    @Test
+    void aCloseAfterClosingBeganReturnsAtOnceEvenWithACallInFlight() {
+        Handle handle = new Handle(POINTER);
+        // this thread's own call is in flight: a close that waited for it would never return
+        handle.acquire();
+        assertThat(handle.beginCloseIfIdle()).isZero();
+
+        assertThat(handle.beginClose()).isZero();
+
+        handle.release();
+        assertThat(handle.beginCloseIfIdle()).as("the owner that began closing frees it").isEqualTo(POINTER);
+    }
+
     /** Many threads call while two owners close, one waiting and one not: no call gets in after closing began. */
     @Test
     void racingCallsAndClosesHandThePointerOutOnceAndNeverAfterItWasHandedOut() throws Exception {

@@ -580,17 +580,21 @@ class AcceptorTest {
 
     @Test
     void everyUndecidedRequestIsRejectedAtItsOwnDeadline() throws InterruptedException {
-        this.harness.acceptor = new RpmaEndpointSettings.Acceptor(8, 2, Duration.ofMillis(300), Duration.ofMillis(50),
+        this.harness.acceptor = new RpmaEndpointSettings.Acceptor(8, 2, Duration.ofMillis(400), Duration.ofMillis(50),
                 10, false, true, 0);
         // decides nothing and holds its thread until the deadline has rejected the request
         this.harness.start((request) -> FakeRequestWait.until(request::isDecided));
         FakeRequest first = this.harness.endpoint.queueRequest(HELLO_SERVER);
         this.harness.await("the first handler", () -> this.harness.statistics().obtained() == 1);
-        Thread.sleep(150);
+        Thread.sleep(200);
         FakeRequest second = this.harness.endpoint.queueRequest(HELLO_SERVER);
         this.harness.await("the first deadline's reject", () -> first.state() == FakeRequest.State.DELETED);
+        long firstRejected = System.nanoTime();
         // the timer that rejected the first is set again for the second: nothing else would wake the acceptor
         this.harness.await("the second deadline's reject", () -> second.state() == FakeRequest.State.DELETED);
+
+        // the later request did not move the timer set for the earlier one
+        assertThat(Duration.ofNanos(System.nanoTime() - firstRejected)).isGreaterThan(Duration.ofMillis(100));
 
         assertThat(this.harness.statistics().rejected(RejectReason.DEADLINE)).isEqualTo(2);
     }
@@ -620,6 +624,17 @@ class AcceptorTest {
 
         assertThat(waits).singleElement()
             .satisfies((wait) -> assertThat(wait).isBetween(Duration.ZERO, ServerHarness.WAIT));
+    }
+
+    @Test
+    void theEndpointListsItsOpenSessions() {
+        this.harness.start(RpmaIncomingRequest::connect);
+        FakeConnection first = this.harness.connectOne();
+        this.harness.connectOne();
+        assertThat(this.harness.served().sessions()).containsExactlyInAnyOrderElementsOf(this.harness.established);
+
+        first.peerDisconnects();
+        this.harness.await("the first session gone", () -> this.harness.served().sessions().size() == 1);
     }
 
     @Test
