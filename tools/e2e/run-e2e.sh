@@ -5,6 +5,10 @@
 # (tools/rxe-vm), or directly when this machine has an RDMA device.
 #
 #   tools/e2e/run-e2e.sh [--no-build] [--containers] [--mode vm|direct|auto] [-t SEC] [--select-class CLASS]...
+#                        [-DNAME=VALUE]...
+#
+# -DNAME=VALUE sets a system property of the test JVM, e.g. -Drpma.e2e.rejects=200 or
+# -Drpma.e2e.soak.minutes=20 (tools/e2e/soak.sh).
 #
 # Both topologies run: server and client on one address (rxe0, 198.18.0.1) and server on
 # 198.18.3.2 reached over the veth pair from 198.18.3.1. In direct mode set RPMA_TEST_SAME_IP
@@ -27,6 +31,7 @@ BUILD=1
 MODE=auto
 TIMEOUT=1500
 SELECT=()
+PROPERTIES=()
 CONTAINERS=${RPMA_E2E_CONTAINERS:-0}
 while [ $# -gt 0 ]; do
   case "$1" in
@@ -35,7 +40,8 @@ while [ $# -gt 0 ]; do
     --mode) MODE=$2; shift 2;;
     -t) TIMEOUT=$2; shift 2;;
     --select-class) SELECT+=(--select-class "$2"); shift 2;;
-    -h|--help) sed -n '2,20p' "$0"; exit 0;;
+    -D?*=*) PROPERTIES+=("$1"); shift;;
+    -h|--help) sed -n '2,25p' "$0"; exit 0;;
     *) echo "run-e2e: unknown argument $1" >&2; exit 2;;
   esac
 done
@@ -102,7 +108,7 @@ tools/rxe-vm/run-java-tests.sh --mode "$MODE" -t "$TIMEOUT" \
   --classpath-file "$CLASSPATH_FILE" \
   --class-path "$ROOT/sample-app/target/test-classes" --class-path "$ROOT/sample-app/target/classes" \
   --reports-dir "$REPORTS" "${SELECT[@]}" --include-tag rdma "${EXTRA[@]}" \
-  -- -Dsample.jar="$JAR" -Dsample.logs="$REPORTS" -Dsample.c-clients="$C_CLIENTS" "${JVM_EXTRA[@]}" \
+  -- -Dsample.jar="$JAR" -Dsample.logs="$REPORTS" -Dsample.c-clients="$C_CLIENTS" "${JVM_EXTRA[@]}" "${PROPERTIES[@]}" \
      "-Dsample.jvm-options=-XX:TieredStopAtLevel=1 -XX:+UseSerialGC"
 rc=$?
 set -e

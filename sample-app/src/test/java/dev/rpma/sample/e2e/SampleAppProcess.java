@@ -97,6 +97,23 @@ final class SampleAppProcess implements AutoCloseable {
         return (Long.parseLong(fields[11]) + Long.parseLong(fields[12])) * 10;
     }
 
+    /** The app's resident set size ({@code VmRSS} of {@code /proc/<pid>/status}), in KiB. */
+    long residentKiB() throws IOException {
+        for (String line : Files.readAllLines(Path.of("/proc", String.valueOf(pid()), "status"))) {
+            if (line.startsWith("VmRSS:")) {
+                return Long.parseLong(line.substring(6).replace("kB", "").trim());
+            }
+        }
+        throw new IOException("no VmRSS in /proc/" + pid() + "/status");
+    }
+
+    /** The file descriptors the app has open ({@code /proc/<pid>/fd}). */
+    long openFileDescriptors() throws IOException {
+        try (var fds = Files.list(Path.of("/proc", String.valueOf(pid()), "fd"))) {
+            return fds.count();
+        }
+    }
+
     HttpResponse<String> get(String path) throws IOException, InterruptedException {
         HttpRequest request = HttpRequest.newBuilder(uri(path)).timeout(Duration.ofSeconds(30)).GET().build();
         return this.http.send(request, HttpResponse.BodyHandlers.ofString());
