@@ -6,7 +6,9 @@ import org.jspecify.annotations.Nullable;
 
 import dev.rpma.binding.internal.LibRpma;
 import dev.rpma.binding.internal.LibrpmaCmIds;
+import dev.rpma.binding.internal.LibrdmacmDevices;
 import dev.rpma.binding.internal.PassiveCmIds;
+import dev.rpma.binding.internal.RdmaDevices;
 import dev.rpma.binding.internal.RpmaLibraryLoader;
 import dev.rpma.binding.io.MemoryLockLimit;
 
@@ -25,11 +27,14 @@ public final class Rpma {
 
     private final PassiveCmIds cmIds;
 
+    private final RdmaDevices devices;
+
     private final Supplier<MemoryLockLimit> memoryLockLimit;
 
-    private Rpma(LibRpma lib, PassiveCmIds cmIds, Supplier<MemoryLockLimit> memoryLockLimit) {
+    private Rpma(LibRpma lib, PassiveCmIds cmIds, RdmaDevices devices, Supplier<MemoryLockLimit> memoryLockLimit) {
         this.lib = lib;
         this.cmIds = cmIds;
+        this.devices = devices;
         this.memoryLockLimit = memoryLockLimit;
     }
 
@@ -59,7 +64,8 @@ public final class Rpma {
     /**
      * librpma through another implementation of the raw layer. Internal API: for the scripted fakes
      * of this project's tests; applications use {@link #get()}. The passive side's CM ids that librpma
-     * leaves behind are released only when {@code lib} is also {@link PassiveCmIds} (the fake models them).
+     * leaves behind are released only when {@code lib} is also {@link PassiveCmIds}, and removed devices
+     * forgotten only when it is {@link RdmaDevices} (the fake models both).
      */
     public static Rpma using(LibRpma lib) {
         return using(lib, MemoryLockLimit.NONE);
@@ -70,7 +76,8 @@ public final class Rpma {
      * {@code memoryLockLimit}. Internal API: for tests that script the memory-lock limit.
      */
     public static Rpma using(LibRpma lib, MemoryLockLimit memoryLockLimit) {
-        return new Rpma(lib, (lib instanceof PassiveCmIds cmIds) ? cmIds : PassiveCmIds.NONE, () -> memoryLockLimit);
+        return new Rpma(lib, (lib instanceof PassiveCmIds cmIds) ? cmIds : PassiveCmIds.NONE,
+                (lib instanceof RdmaDevices devices) ? devices : RdmaDevices.NONE, () -> memoryLockLimit);
     }
 
     /**
@@ -88,6 +95,16 @@ public final class Rpma {
      */
     public RpmaPeer openPeer(String address, PeerRole role) {
         return RpmaPeer.open(this, address, role);
+    }
+
+    /**
+     * Lets go of the RDMA devices that were removed: librdmacm keeps a removed device's context open
+     * until it reads its device list again, and the kernel's removal waits for that. Call it once
+     * everything opened on the device (peers, their endpoints, connections, memory regions and queues)
+     * is closed; it costs a read of the device list. See {@link RpmaPeer#isDevicePresent()}.
+     */
+    public void forgetRemovedDevices() {
+        this.devices.forgetRemoved();
     }
 
     /** A new connection configuration with librpma's defaults. */
@@ -178,7 +195,8 @@ public final class Rpma {
             Rpma instance = null;
             Throwable cause = null;
             try {
-                instance = new Rpma(RpmaLibraryLoader.load(), LibrpmaCmIds.bind(), MemoryLockLimit::current);
+                instance = new Rpma(RpmaLibraryLoader.load(), LibrpmaCmIds.bind(), LibrdmacmDevices.bind(),
+                        MemoryLockLimit::current);
             }
             catch (UnsatisfiedLinkError | NoClassDefFoundError ex) {
                 cause = ex;

@@ -18,6 +18,8 @@ import dev.rpma.binding.internal.NativeMemory;
  */
 public final class RpmaPeer extends NativeHandle implements AutoCloseable {
 
+    private static final Object DEVICE_LOOKUPS = new Object();
+
     private final String address;
 
     private final PeerRole role;
@@ -55,13 +57,46 @@ public final class RpmaPeer extends NativeHandle implements AutoCloseable {
             throw new IllegalArgumentException("An RDMA peer needs the IP address of an RDMA-capable interface");
         }
         Scratch scratch = Scratch.get();
-        int rc = rpma.lib().rpma_utils_get_ibv_context(address, role.code(), scratch.at(Scratch.OUT));
+        int rc = deviceContext(rpma, address, role, scratch);
         if (rc != 0) {
             throw rpma.failure(rc, RpmaFailureKind.DEVICE_LOOKUP, address, 0);
         }
         long ibvContext = scratch.outPointer();
         rpma.check(rpma.lib().rpma_peer_new(ibvContext, scratch.at(Scratch.OUT)), "rpma_peer_new");
         return new RpmaPeer(rpma, scratch.outPointer(), address, role, ibvContext);
+    }
+
+    /**
+     * {@code rpma_utils_get_ibv_context}, which librpma marks not thread-safe: one call in the process at
+     * a time (endpoints on several addresses may look up their devices at once).
+     */
+    private static int deviceContext(Rpma rpma, String address, PeerRole role, Scratch scratch) {
+        synchronized (DEVICE_LOOKUPS) {
+            return rpma.lib().rpma_utils_get_ibv_context(address, role.code(), scratch.at(Scratch.OUT));
+        }
+    }
+
+    /**
+     * Whether the device this peer was opened on still serves its address. {@code false} once it is
+     * gone: its address has no device ({@code rpma_utils_get_ibv_context} fails with {@code ENODEV}) or
+     * another one (a device removed and added again is a new device context). A peer whose device is gone
+     * is of no further use: close what was opened on it, the peer itself, then call
+     * {@link Rpma#forgetRemovedDevices()}. librpma reports a device removal on an endpoint only as an
+     * unexpected event ({@code RPMA_E_INVAL} from {@code rpma_ep_next_conn_req}), hence this question.
+     *
+     * @throws RpmaException when the lookup fails otherwise, and the answer is unknown
+     */
+    public boolean isDevicePresent() {
+        Scratch scratch = Scratch.get();
+        int rc = deviceContext(this.rpma, this.address, this.role, scratch);
+        if (rc == 0) {
+            return scratch.outPointer() == this.ibvContext;
+        }
+        RpmaException failure = this.rpma.failure(rc, RpmaFailureKind.DEVICE_LOOKUP, this.address, 0);
+        if (failure.errno() == Errno.ENODEV) {
+            return false;
+        }
+        throw failure;
     }
 
     @Override
