@@ -48,6 +48,9 @@ public final class FakeEndpoint extends FakeObject {
 
     String shutDownOn;
 
+    /** Its device was removed ({@link FakeLibRpma#removeDevice}): nothing more arrives on it. */
+    boolean deviceRemoved;
+
     FakeEndpoint(FakeLibRpma fake, String address, int port) {
         super(fake);
         this.address = address;
@@ -78,6 +81,13 @@ public final class FakeEndpoint extends FakeObject {
     public boolean isShutDown() {
         synchronized (this.fake.lock) {
             return this.shutDownOn != null;
+        }
+    }
+
+    /** Whether the device of its peer was removed ({@link FakeLibRpma#removeDevice}) while it listened. */
+    public boolean isDeviceRemoved() {
+        synchronized (this.fake.lock) {
+            return this.deviceRemoved;
         }
     }
 
@@ -219,6 +229,9 @@ public final class FakeEndpoint extends FakeObject {
 
     private void queue(Object result, boolean readable) {
         synchronized (this.fake.lock) {
+            if (this.deviceRemoved) {
+                throw new IllegalStateException(this + " lost its device: nothing arrives on it any more");
+            }
             this.script.add(result);
             if (readable) {
                 signal();
@@ -249,6 +262,20 @@ public final class FakeEndpoint extends FakeObject {
     /** Waits until {@code rpma_ep_shutdown} was called. */
     public boolean awaitShutDown(Duration timeout) {
         return this.fake.await(timeout, () -> this.shutDownOn != null);
+    }
+
+    /**
+     * Under the fake's lock: the device went. The requests not handed out go with it (their clients, in a
+     * loopback, are rejected), and the one event left is the removal, which librpma reports as
+     * {@code RPMA_E_INVAL}.
+     */
+    void deviceRemoved() {
+        Loopback.shutDown(this);
+        this.script.clear();
+        this.failingEveryLook = null;
+        this.deviceRemoved = true;
+        this.script.add(new FakeLibRpma.Failure(RpmaError.INVAL.code(), 0));
+        signal();
     }
 
     /** Makes the fd readable exactly while results are queued; under the fake's lock. */

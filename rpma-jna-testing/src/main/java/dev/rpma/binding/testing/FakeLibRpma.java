@@ -6,6 +6,7 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collections;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.IdentityHashMap;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
@@ -30,6 +31,7 @@ import dev.rpma.binding.RpmaError;
 import dev.rpma.binding.io.FileDescriptors;
 import dev.rpma.binding.internal.LibRpma;
 import dev.rpma.binding.internal.PassiveCmIds;
+import dev.rpma.binding.internal.RdmaDevices;
 
 /**
  * A scripted, checking fake of librpma's raw layer, for tests that drive the typed API (or anything
@@ -38,11 +40,11 @@ import dev.rpma.binding.internal.PassiveCmIds;
  * <h2>What it pretends</h2>
  * Every object is a distinct fake address per kind ({@link Kind}); out-parameters are written into
  * the caller's native memory, exactly where librpma writes them. {@code rpma_utils_get_ibv_context}
- * and {@code rpma_peer_new} succeed for any address, so {@code Rpma.using(fake).openPeer("198.18.0.1",
- * PeerRole.SERVER)} gives a peer. Configurations keep their values (librpma's defaults), memory
- * regions and descriptors round-trip, {@code rpma_err_2str} and {@code rpma_utils_conn_event_2str}
- * return the real library's texts ({@link RpmaTexts}). Deletes free the object and NULL the pointer
- * even when they fail, as librpma's do.
+ * and {@code rpma_peer_new} succeed for any address (one device context per device, see {@link #sameDevice})
+ * until its device is removed, so {@code Rpma.using(fake).openPeer("198.18.0.1", PeerRole.SERVER)} gives a
+ * peer. Configurations keep their values (librpma's defaults), memory regions and descriptors round-trip,
+ * {@code rpma_err_2str} and {@code rpma_utils_conn_event_2str} return the real library's texts
+ * ({@link RpmaTexts}). Deletes free the object and NULL the pointer even when they fail, as librpma's do.
  *
  * <h2>How to script it</h2>
  * <ul>
@@ -64,6 +66,11 @@ import dev.rpma.binding.internal.PassiveCmIds;
  * for several calls).</li>
  * <li>Any function: {@link #stallNext(String)} holds its next call inside the fake until the returned
  * {@link FakeStall} is released: a native call that blocks.</li>
+ * <li>Devices: {@link #removeDevice(String)} takes an address's device away as {@code rdma link delete}
+ * does, with what librpma then reports on its endpoints, connections and lookups;
+ * {@link #restoreDevice(String)} adds it back as a new device context. As {@link RdmaDevices}, the fake
+ * tells whether the process let go of a removed device ({@link #isRemovedDeviceReleased(String)},
+ * {@link #aliveOnRemovedDevice(String)}).</li>
  * </ul>
  *
  * <h2>What it checks</h2>
@@ -93,7 +100,7 @@ import dev.rpma.binding.internal.PassiveCmIds;
  * the handle table and the violation log, and librpma's functions are listed once, in {@link LibRpma}.
  * The state of each object lives in its {@code Fake*} class, the loopback's wiring in {@link Loopback}.
  */
-public final class FakeLibRpma implements LibRpma, PassiveCmIds, AutoCloseable {
+public final class FakeLibRpma implements LibRpma, PassiveCmIds, RdmaDevices, AutoCloseable {
 
     /** What the fake writes into an object out-parameter when the call fails. */
     public static final long POISON = 0xDEADBEEFL;
@@ -179,6 +186,19 @@ public final class FakeLibRpma implements LibRpma, PassiveCmIds, AutoCloseable {
 
     /** A call {@link #failAfter} lets through; compared by identity. */
     private static final Failure PASS = new Failure(0, 0);
+
+    /**
+     * A device context whose device was removed; {@code released} once nothing was left on it when
+     * {@link #forgetRemoved()} ran, as the kernel's removal then completes.
+     */
+    private static final class RemovedContext {
+        final Handle context;
+        boolean released;
+
+        RemovedContext(Handle context) {
+            this.context = context;
+        }
+    }
 
     /** Values of a {@code struct rpma_conn_cfg}. */
     public record ConnectionConfigValues(int timeoutMs, int cqSize, int rcqSize, int sqSize, int rqSize,
@@ -311,6 +331,14 @@ public final class FakeLibRpma implements LibRpma, PassiveCmIds, AutoCloseable {
     /** Addresses served by the device of another address ({@link #sameDevice}); any other has a device of its own. */
     private final Map<String, String> sharedDevices = new HashMap<>();
 
+    /** The devices gone now ({@link #removeDevice}), by the address that names the device. */
+    private final Set<String> absentDevices = new HashSet<>();
+
+    /** Every device context whose device was removed, in order, with whether the process released it. */
+    private final List<RemovedContext> removedContexts = new ArrayList<>();
+
+    private int forgetRemovedCalls;
+
     /** The live local regions by rkey: what a remote region's descriptor names. */
     private final Map<Integer, Handle> regionsByKey = new HashMap<>();
 
@@ -426,6 +454,131 @@ public final class FakeLibRpma implements LibRpma, PassiveCmIds, AutoCloseable {
             this.sharedDevices.put(address, deviceOf);
         }
         return this;
+    }
+
+    /**
+     * Removes the RDMA device that serves {@code address} (and the addresses {@link #sameDevice} gives it),
+     * as {@code rdma link delete} does, until {@link #restoreDevice}. What librpma then reports:
+     * <ul>
+     * <li>{@code rpma_utils_get_ibv_context} for its addresses fails with {@code RPMA_E_PROVIDER} and
+     * {@code ENODEV};</li>
+     * <li>each endpoint listening on a peer of the device drops the requests not yet handed out and turns
+     * readable; its next {@code rpma_ep_next_conn_req} returns {@code RPMA_E_INVAL} (errno 0), which is how
+     * librpma answers {@code RDMA_CM_EVENT_DEVICE_REMOVAL} on a listening endpoint, and later looks find
+     * nothing ({@code EAGAIN}). A {@link FakeEndpoint#failEveryLook} ends; queueing on it is refused. In a
+     * loopback, the clients of the dropped requests get {@code REJECTED} and later ones find no endpoint;</li>
+     * <li>each connection on the device gets {@code LOST} on its own event channel and its queue pair fails
+     * (posted work is flushed); in a loopback, the other side gets {@code LOST} too;</li>
+     * <li>what would create an object on the device fails with {@code RPMA_E_PROVIDER} and {@code ENODEV}:
+     * {@code rpma_peer_new} on its context; {@code rpma_mr_reg}, {@code rpma_ep_listen}, {@code rpma_srq_new}
+     * and {@code rpma_conn_req_new} on its peers; {@code rpma_conn_req_connect} of their requests (which
+     * consumes the request, as a failed connect does). Deletes keep working: they are how a process lets go.</li>
+     * </ul>
+     * {@link #isRemovedDeviceReleased} tells when the kernel's removal would complete. Removing a device
+     * that is gone already does nothing.
+     */
+    public FakeLibRpma removeDevice(String address) {
+        synchronized (this.lock) {
+            String device = deviceOf(address);
+            if (!this.absentDevices.add(device)) {
+                return this;
+            }
+            Handle context = this.ibvContexts.remove(device);
+            if (context != null) {
+                this.removedContexts.add(new RemovedContext(context));
+                for (FakeEndpoint endpoint : this.endpoints) {
+                    Handle ep = this.handles.get(endpoint.handle);
+                    if (ep != null && ep.live && contextOf(ep) == context) {
+                        endpoint.deviceRemoved();
+                    }
+                }
+                List<FakeConnection> lost = this.connections.stream()
+                        .filter(connection -> connection.deletedOn == null
+                                && contextOf(this.handles.get(connection.handle)) == context)
+                        .toList();
+                Loopback.deviceRemoved(lost);
+            }
+            this.lock.notifyAll();
+        }
+        return this;
+    }
+
+    /**
+     * The device of {@code address} is back ({@code rdma link add}): {@code rpma_utils_get_ibv_context}
+     * answers its addresses with a new device context, so the peers opened before the removal stay on the
+     * removed one (and {@code RpmaPeer.isDevicePresent()} says {@code false} for them) while new peers work
+     * as before.
+     *
+     * @throws IllegalStateException when the device is not removed
+     */
+    public FakeLibRpma restoreDevice(String address) {
+        synchronized (this.lock) {
+            String device = deviceOf(address);
+            if (!this.absentDevices.remove(device)) {
+                throw new IllegalStateException("The device of " + address + " is not removed");
+            }
+        }
+        return this;
+    }
+
+    /**
+     * Whether this process let go of every removed device context of {@code address}'s device, the
+     * condition for the kernel to finish {@code rdma link delete}: every object created on it (peers, and
+     * their memory regions, endpoints, requests, connections and shared receive queues, whose completion
+     * queues go with them) was freed, and {@link #forgetRemoved()} was called after the last of them was
+     * freed. Then the context is freed too: a pointer kept to it is dangling. {@code true} when the device
+     * was removed before anything looked it up. {@link #aliveOnRemovedDevice} says what holds it.
+     *
+     * @throws IllegalStateException when the device of {@code address} was never removed
+     */
+    public boolean isRemovedDeviceReleased(String address) {
+        synchronized (this.lock) {
+            String device = deviceOf(address);
+            List<RemovedContext> removed = removedContextsOf(device);
+            if (removed.isEmpty() && !this.absentDevices.contains(device)) {
+                throw new IllegalStateException("The device of " + address + " was never removed");
+            }
+            return removed.stream().allMatch(context -> context.released);
+        }
+    }
+
+    /**
+     * What is still alive on the removed, not yet released, device contexts of {@code address}'s device,
+     * oldest first (completion queues, which go with their connection or queue, left out): what keeps
+     * {@link #isRemovedDeviceReleased} false before {@link #forgetRemoved()} can release it.
+     */
+    public List<Handle> aliveOnRemovedDevice(String address) {
+        synchronized (this.lock) {
+            return removedContextsOf(deviceOf(address)).stream().filter(removed -> !removed.released)
+                    .flatMap(removed -> aliveOn(removed.context).stream()).toList();
+        }
+    }
+
+    /** How many times {@link #forgetRemoved()} was called. */
+    public int forgetRemovedCalls() {
+        synchronized (this.lock) {
+            return this.forgetRemovedCalls;
+        }
+    }
+
+    /**
+     * librdmacm reading its device list: each removed device context with nothing alive on it is
+     * released (and freed); one with something alive stays, even when that is freed later, until the
+     * next call.
+     */
+    @Override
+    public void forgetRemoved() {
+        synchronized (this.lock) {
+            this.forgetRemovedCalls++;
+            Call call = new Call("forgetRemoved", Thread.currentThread(), new long[0]);
+            for (RemovedContext removed : this.removedContexts) {
+                if (!removed.released && aliveOn(removed.context).isEmpty()) {
+                    removed.released = true;
+                    free(call, removed.context);
+                }
+            }
+            this.lock.notifyAll();
+        }
     }
 
     /** What {@code rpma_utils_ibv_context_is_odp_capable} reports (default false). */
@@ -819,7 +972,10 @@ public final class FakeLibRpma implements LibRpma, PassiveCmIds, AutoCloseable {
             if (failure != null) {
                 return failOut(c, failure, ibvCtxPtr);
             }
-            String device = this.sharedDevices.getOrDefault(addr, addr);
+            String device = deviceOf(addr);
+            if (this.absentDevices.contains(device)) {
+                return failOut(c, new Failure(RPMA_E_PROVIDER, Errno.ENODEV), ibvCtxPtr);
+            }
             Handle context = this.ibvContexts.get(device);
             if (context == null) {
                 context = create(c, Kind.IBV_CONTEXT, null, device);
@@ -917,11 +1073,12 @@ public final class FakeLibRpma implements LibRpma, PassiveCmIds, AutoCloseable {
         return invoke("rpma_peer_new", c -> {
             Handle context = use(c, ibvCtx, Kind.IBV_CONTEXT, "ibv_ctx");
             out(c, peerPtr, "peer_ptr");
-            Failure failure = injected(c);
+            Failure failure = orDeviceGone(injected(c), context);
             if (failure != null) {
                 return failOut(c, failure, peerPtr);
             }
-            putLong(peerPtr, create(c, Kind.PEER, null, context.state).address);
+            // the context is the peer's parent: what a removed device's release waits for is found through it
+            putLong(peerPtr, create(c, Kind.PEER, context, context.state).address);
             return c.ok();
         }, ibvCtx, peerPtr);
     }
@@ -953,7 +1110,7 @@ public final class FakeLibRpma implements LibRpma, PassiveCmIds, AutoCloseable {
             if (ptr == 0 || size == 0 || usage == 0) {
                 return failOut(c, new Failure(RPMA_E_INVAL, 0), mrPtr);
             }
-            Failure failure = injected(c);
+            Failure failure = orDeviceGone(injected(c), p);
             if (failure != null) {
                 return failOut(c, failure, mrPtr);
             }
@@ -1338,7 +1495,7 @@ public final class FakeLibRpma implements LibRpma, PassiveCmIds, AutoCloseable {
             }
             ConnCfg config = (cfg != 0) ? ((ConnCfg) use(c, cfg, Kind.CONN_CFG, "cfg").state).copy() : new ConnCfg();
             out(c, reqPtr, "req_ptr");
-            Failure failure = injected(c);
+            Failure failure = orDeviceGone(injected(c), p);
             if (failure != null) {
                 return failOut(c, failure, reqPtr);
             }
@@ -1444,7 +1601,7 @@ public final class FakeLibRpma implements LibRpma, PassiveCmIds, AutoCloseable {
                 sent = new Pointer(data).getByteArray(0, length);
             }
             Failure failure = request.connectFailure;
-            Failure injectedFailure = injected(c);
+            Failure injectedFailure = orDeviceGone(injected(c), req);
             if (injectedFailure != null) {
                 failure = injectedFailure;
             }
@@ -1591,7 +1748,7 @@ public final class FakeLibRpma implements LibRpma, PassiveCmIds, AutoCloseable {
                 throw violation(c, "NULL addr or port");
             }
             out(c, epPtr, "ep_ptr");
-            Failure failure = injected(c);
+            Failure failure = orDeviceGone(injected(c), p);
             if (failure != null) {
                 return failOut(c, failure, epPtr);
             }
@@ -1829,7 +1986,7 @@ public final class FakeLibRpma implements LibRpma, PassiveCmIds, AutoCloseable {
             Handle p = use(c, peer, Kind.PEER, "peer");
             SrqCfg config = (cfg != 0) ? (SrqCfg) use(c, cfg, Kind.SRQ_CFG, "cfg").state : new SrqCfg();
             out(c, srqPtr, "srq_ptr");
-            Failure failure = injected(c);
+            Failure failure = orDeviceGone(injected(c), p);
             if (failure != null) {
                 return failOut(c, failure, srqPtr);
             }
@@ -2575,6 +2732,41 @@ public final class FakeLibRpma implements LibRpma, PassiveCmIds, AutoCloseable {
             throw violation(call, "client request created on thread '" + request.creator.getName()
                     + "' deleted on another thread");
         }
+    }
+
+    /** The address that names the device serving {@code address}. */
+    private String deviceOf(String address) {
+        return this.sharedDevices.getOrDefault(address, address);
+    }
+
+    /** Under the lock: the device context {@code handle} was created on, through its peer; {@code null} for none. */
+    private static Handle contextOf(Handle handle) {
+        Handle at = handle;
+        while (at != null && at.kind != Kind.IBV_CONTEXT) {
+            at = at.parent;
+        }
+        return at;
+    }
+
+    /** Under the lock: {@code failure}, else {@code ENODEV} when the device {@code on} was created on is removed. */
+    private Failure orDeviceGone(Failure failure, Handle on) {
+        if (failure != null) {
+            return failure;
+        }
+        Handle context = contextOf(on);
+        boolean removed = this.removedContexts.stream().anyMatch(r -> r.context == context);
+        return removed ? new Failure(RPMA_E_PROVIDER, Errno.ENODEV) : null;
+    }
+
+    private List<RemovedContext> removedContextsOf(String device) {
+        return this.removedContexts.stream().filter(removed -> device.equals(removed.context.state)).toList();
+    }
+
+    /** Under the lock: the live objects created on {@code context}, oldest first, completion queues left out. */
+    private List<Handle> aliveOn(Handle context) {
+        return this.handles.values().stream()
+                .filter(h -> h.live && h != context && h.kind != Kind.CQ && contextOf(h) == context)
+                .sorted((a, b) -> Long.compare(a.sequence(), b.sequence())).toList();
     }
 
     private long derefOrZero(long pointer) {

@@ -1,6 +1,7 @@
 package dev.rpma.binding.testing;
 
 import java.util.ArrayDeque;
+import java.util.List;
 
 import com.sun.jna.Pointer;
 
@@ -44,7 +45,9 @@ import dev.rpma.binding.RpmaConnectionEvent;
  * <h2>Failures</h2>
  * A queue pair in the error state takes the other side's with it (a device's peer would time out on
  * its next operation; here it is at once): their posted receives and waiting sends complete with
- * {@code IBV_WC_WR_FLUSH_ERR}. A disconnect or a delete gives the other side {@code CLOSED}.
+ * {@code IBV_WC_WR_FLUSH_ERR}. A disconnect or a delete gives the other side {@code CLOSED}. A removed
+ * device ({@link FakeLibRpma#removeDevice}) gives both sides of its connections {@code LOST}, rejects the
+ * clients whose requests its endpoints had not handed out, and leaves their ports without an endpoint.
  *
  * <h2>Unlike hardware</h2>
  * Completions are queued inside the call that causes them, so they come sooner than on a device and
@@ -85,10 +88,10 @@ final class Loopback {
     private Loopback() {
     }
 
-    /** The endpoint listening on {@code port}, or {@code null}. */
+    /** The endpoint listening on {@code port} on a device still there, or {@code null}. */
     static FakeEndpoint listeningOn(FakeLibRpma fake, int port) {
         for (FakeEndpoint endpoint : fake.listeningEndpoints()) {
-            if (endpoint.port() == port && endpoint.isListening()) {
+            if (endpoint.port() == port && endpoint.isListening() && !endpoint.deviceRemoved) {
                 return endpoint;
             }
         }
@@ -180,6 +183,28 @@ final class Loopback {
         gone(connection);
         if (connection.peer != null) {
             connection.peer.breakQueuePair();
+        }
+    }
+
+    /**
+     * The device of {@code connections} was removed: each gets {@code LOST} on its own event channel (how
+     * librpma reports {@code RDMA_CM_EVENT_DEVICE_REMOVAL} on a connection, whatever came before), so does
+     * the other side of each in a loopback, unless told already; every queue pair fails.
+     */
+    static void deviceRemoved(List<FakeConnection> connections) {
+        for (FakeConnection connection : connections) {
+            connection.peerGone = true;
+            connection.events.add(RpmaConnectionEvent.LOST.code());
+            connection.signal();
+        }
+        for (FakeConnection connection : connections) {
+            FakeConnection peer = connection.peer;
+            if (peer != null && !connections.contains(peer) && peer.deletedOn == null && !peer.peerGone) {
+                peer.peerGone = true;
+                peer.events.add(RpmaConnectionEvent.LOST.code());
+                peer.signal();
+            }
+            connection.breakQueuePair();
         }
     }
 
