@@ -391,4 +391,27 @@ class FakeLibRpmaTest {
         this.fake.assertNoViolations();
         out.close();
     }
+
+    @Test
+    void aRemovedDevicesContextIsUsableOnlyForDeletesUntilItIsReleasedAndThenFreed() {
+        peer();
+        long context = this.slots.getLong(0);
+        this.fake.removeDevice("198.18.0.1");
+
+        this.slots.setLong(24, 0);
+        assertThat(this.fake.rpma_utils_get_ibv_context("198.18.0.1", 0, slot(3))).isEqualTo(RpmaError.PROVIDER.code());
+        assertThat(this.fake.lastErrno()).isEqualTo(Errno.ENODEV);
+        assertThat(this.slots.getLong(24)).as("poisoned, as any failed call's out-parameter")
+                .isEqualTo(FakeLibRpma.POISON);
+        assertThat(this.fake.rpma_peer_new(context, slot(4))).isEqualTo(RpmaError.PROVIDER.code());
+        assertThat(this.fake.lastErrno()).isEqualTo(Errno.ENODEV);
+
+        assertThat(this.fake.rpma_peer_delete(slot(1))).isZero();
+        this.fake.forgetRemoved();
+        assertThat(this.fake.isRemovedDeviceReleased("198.18.0.1")).isTrue();
+        assertThat(this.fake.handle(context).freedBy()).isEqualTo("forgetRemoved");
+        assertThatThrownBy(() -> this.fake.rpma_peer_new(context, slot(4))).isInstanceOf(AssertionError.class)
+                .hasMessageContaining("use after free of IBV_CONTEXT");
+        this.fake.clearViolations();
+    }
 }

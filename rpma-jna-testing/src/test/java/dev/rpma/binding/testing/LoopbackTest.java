@@ -306,4 +306,22 @@ class LoopbackTest {
                     .hasMessageContaining("loopback");
         }
     }
+
+    @Test
+    void aRemovedServerDeviceLosesItsConnectionsOnBothSidesAndTurnsAwayClients() {
+        RpmaConnection[] pair = connect(new byte[] { 1 }, null);
+        RpmaConnection waiting = open(this.clientPeer.newConnectionRequest("192.0.2.1", PORT, null).connect(null));
+        Region receives = region(this.clientPeer, 16, MemoryUsage.RECV);
+        pair[1].receive(receives.mr(), 0, 16, 42);
+
+        this.fake.removeDevice("192.0.2.1");
+
+        assertThat(pair[0].nextEvent()).isEqualTo(RpmaConnectionEvent.LOST);
+        assertThat(pair[1].nextEvent()).as("the client's queue pair times out").isEqualTo(RpmaConnectionEvent.LOST);
+        RpmaCompletion flushed = only(pair[1].completionQueue());
+        assertThat(flushed.status()).isEqualTo(IBV_WC_WR_FLUSH_ERR);
+        assertThat(waiting.nextEvent()).as("its request went with the device").isEqualTo(RpmaConnectionEvent.REJECTED);
+        RpmaConnection later = open(this.clientPeer.newConnectionRequest("192.0.2.1", PORT, null).connect(null));
+        assertThat(later.nextEvent()).as("no endpoint serves the port").isEqualTo(RpmaConnectionEvent.REJECTED);
+    }
 }
