@@ -36,7 +36,9 @@ import dev.rpma.server.loop.RpmaEventLoop;
  * reject is carried out; a request undecided at its deadline is rejected.
  *
  * <p>Outcomes of {@code rpma_ep_next_conn_req}: a request; nothing ({@code null}); {@code RPMA_E_INVAL}
- * (an event that was not a request) is counted and the acceptor goes on; {@code EINTR} is retried at
+ * (an event that was not a request) is counted and the acceptor goes on, unless the endpoint's device is
+ * gone (librpma reports a device removal only this way), when it stops as FAILED with
+ * {@link RpmaDeviceLostException} and tells its endpoint; {@code EINTR} is retried at
  * once. A shortage of resources ({@code RPMA_E_NOMEM}, or {@code RPMA_E_PROVIDER} with {@code ENOMEM},
  * {@code EMFILE}, {@code ENFILE}, {@code ENOBUFS}, {@code EAGAIN}: the request's queues could not be
  * made) and any other provider error are counted and retried after a growing back-off (at most
@@ -118,6 +120,9 @@ final class Acceptor implements RpmaEventLoop.IoHandler {
 
     private final Runnable carryOutDecisions = this::carryOutDecisions;
 
+    /** Told once the acceptor found its device gone and stopped. */
+    private final Runnable onDeviceLost;
+
     private volatile boolean paused;
 
     private volatile @Nullable Throwable failure;
@@ -146,8 +151,9 @@ final class Acceptor implements RpmaEventLoop.IoHandler {
 
     Acceptor(EndpointContext context, RpmaEndpoint endpoint, @Nullable RpmaConnectionConfig[] requestConfigs,
             RpmaRequestHandler handler, @Nullable RpmaAdmission admission, RpmaEventLoop loop, @Nullable HandlerPool pool,
-            RpmaRegions regions, RpmaCompletions[] batches) {
+            RpmaRegions regions, RpmaCompletions[] batches, Runnable onDeviceLost) {
         this.context = context;
+        this.onDeviceLost = onDeviceLost;
         this.endpoint = endpoint;
         this.requestConfigs = requestConfigs;
         this.sharedReceives = context.shared != null;
@@ -313,6 +319,13 @@ final class Acceptor implements RpmaEventLoop.IoHandler {
         this.context.statistics.recordError(ex);
         RpmaFailureKind kind = RpmaFailureKind.classify(ex);
         if (kind == RpmaFailureKind.INVALID) {
+            // librpma reports a device removal only this way: the device itself tells the two apart
+            if (isDeviceGone()) {
+                this.context.statistics.recordDeviceLoss();
+                fail(new RpmaDeviceLostException(this.endpoint.address(), ex));
+                this.onDeviceLost.run();
+                return;
+            }
             logger.warn("RDMA endpoint '{}' dropped an event that was not a connection request: {}", endpointName(),
                     ex.getMessage());
             return;
@@ -352,6 +365,18 @@ final class Acceptor implements RpmaEventLoop.IoHandler {
         }, Duration.ofNanos(backoff));
     }
 
+    /** Whether the endpoint's device is known to be gone; an unknown answer is no. */
+    private boolean isDeviceGone() {
+        try {
+            return !this.endpoint.peer().isDevicePresent();
+        }
+        catch (RuntimeException ex) {
+            logger.warn("RDMA endpoint '{}': whether its device is still there is unknown: {}", endpointName(),
+                    ex.getMessage());
+            return false;
+        }
+    }
+
     /** The first success after errors: the endpoint takes requests again. */
     private void recovered() {
         if (this.degradedBy != null) {
@@ -366,8 +391,15 @@ final class Acceptor implements RpmaEventLoop.IoHandler {
     private void fail(RpmaAcceptorException ex) {
         this.failure = ex;
         this.degradedBy = null;
-        logger.error("RDMA endpoint '{}' ({}:{}) failed and stops accepting: {}", endpointName(), this.endpoint.address(),
-                this.endpoint.port(), ex.getMessage(), ex);
+        if (ex instanceof RpmaDeviceLostException) {
+            // an event of the outside world, not a defect: its stack trace says nothing
+            logger.error("RDMA endpoint '{}' ({}:{}) stops accepting: {}", endpointName(), this.endpoint.address(),
+                    this.endpoint.port(), ex.getMessage());
+        }
+        else {
+            logger.error("RDMA endpoint '{}' ({}:{}) failed and stops accepting: {}", endpointName(),
+                    this.endpoint.address(), this.endpoint.port(), ex.getMessage(), ex);
+        }
         stop();
     }
 

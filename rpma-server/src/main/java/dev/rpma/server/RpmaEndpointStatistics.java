@@ -61,6 +61,10 @@ public final class RpmaEndpointStatistics {
 
     private final LongAdder failedToConnect = new LongAdder();
 
+    private final LongAdder deviceLosses = new LongAdder();
+
+    private final LongAdder recoveries = new LongAdder();
+
     private final Map<RejectReason, LongAdder> rejected = new EnumMap<>(RejectReason.class);
 
     private final Map<RpmaConnectionEvent, LongAdder> events = new EnumMap<>(RpmaConnectionEvent.class);
@@ -132,6 +136,24 @@ public final class RpmaEndpointStatistics {
 
     void recordFailedToConnect() {
         this.failedToConnect.increment();
+    }
+
+    void recordDeviceLoss() {
+        this.deviceLosses.increment();
+    }
+
+    void recordRecovery() {
+        this.recoveries.increment();
+    }
+
+    /** How often the endpoint's RDMA device was found gone. */
+    public long deviceLosses() {
+        return this.deviceLosses.sum();
+    }
+
+    /** How often the endpoint listened again after its device came back. */
+    public long recoveries() {
+        return this.recoveries.sum();
     }
 
     void recordRejected(RejectReason reason) {

@@ -106,6 +106,55 @@ public final class RpmaRegions {
     }
 
     /**
+     * Registers each region anew on {@code peer}, for the endpoints of {@code peerKey} it serves: after
+     * that peer's device was lost and came back. If one fails, those registered here are deregistered.
+     */
+    void registerOn(String peerKey, RpmaPeer peer) {
+        try {
+            for (RpmaRegionDefinition definition : this.definitions.values()) {
+                boolean serves = this.peerOfEndpoint.entrySet().stream()
+                    .anyMatch((entry) -> entry.getValue().equals(peerKey) && definition.serves(entry.getKey()));
+                if (serves) {
+                    RpmaMemoryRegion region = register(definition, peer, definition.usages().toArray(MemoryUsage[]::new));
+                    this.registered.merge(definition.name(), Map.of(peerKey, new Registration(region, region.descriptor())),
+                            (old, added) -> {
+                                Map<String, Registration> both = new LinkedHashMap<>(old);
+                                both.putAll(added);
+                                return Map.copyOf(both);
+                            });
+                }
+            }
+        }
+        catch (RuntimeException ex) {
+            deregisterOn(peerKey);
+            throw ex;
+        }
+    }
+
+    /**
+     * Deregisters the regions registered on the peer of {@code peerKey}, whose device was lost, once
+     * every connection that could reach them is deleted. The others stay.
+     */
+    void deregisterOn(String peerKey) {
+        for (String name : this.definitions.keySet()) {
+            Map<String, Registration> byPeer = this.registered.get(name);
+            Registration registration = (byPeer != null) ? byPeer.get(peerKey) : null;
+            if (registration == null) {
+                continue;
+            }
+            Map<String, Registration> rest = new LinkedHashMap<>(byPeer);
+            rest.remove(peerKey);
+            this.registered.put(name, Map.copyOf(rest));
+            try {
+                registration.region().close();
+            }
+            catch (RuntimeException ex) {
+                logger.warn("Deregistering region '{}' from a lost device failed: {}", name, ex.getMessage());
+            }
+        }
+    }
+
+    /**
      * {@code rpma_mr_reg}; a file on a DAX file system that the device refuses gets an exception
      * that says why: the kernel does not pin file system DAX pages for long, so only a device with
      * on-demand paging (librpma retries with ODP when the peer has it) can register them (measured

@@ -44,9 +44,17 @@ public final class RpmaServedEndpoint {
 
     private volatile RpmaEndpointState state = RpmaEndpointState.CREATED;
 
+    /** Set when its device is gone, whether its acceptor or another endpoint of its peer found out. */
+    private volatile @Nullable RpmaDeviceLostException deviceLoss;
+
+    private final java.util.function.Consumer<RpmaServedEndpoint> deviceLossListener;
+
+    private boolean released;
+
     RpmaServedEndpoint(EndpointContext context, RpmaEndpoint endpoint, @Nullable RpmaConnectionConfig[] requestConfigs,
             RpmaRequestHandler handler, @Nullable RpmaAdmission admission, RpmaRegions regions,
-            dev.rpma.binding.RpmaCompletions[] batches) {
+            dev.rpma.binding.RpmaCompletions[] batches, java.util.function.Consumer<RpmaServedEndpoint> deviceLossListener) {
+        this.deviceLossListener = deviceLossListener;
         this.context = context;
         this.endpoint = endpoint;
         this.requestConfigs = requestConfigs;
@@ -58,7 +66,7 @@ public final class RpmaServedEndpoint {
                         dev.rpma.binding.io.ThreadScheduling::batchCurrentThread);
         this.admission = admission;
         this.acceptor = new Acceptor(context, endpoint, requestConfigs, handler, admission, this.acceptorLoop,
-                this.handlerPool, regions, batches);
+                this.handlerPool, regions, batches, () -> this.deviceLossListener.accept(this));
     }
 
     public String name() {
@@ -75,6 +83,9 @@ public final class RpmaServedEndpoint {
 
     public RpmaEndpointState state() {
         RpmaEndpointState current = this.state;
+        if (this.deviceLoss != null && current != RpmaEndpointState.STOPPED) {
+            return RpmaEndpointState.FAILED;
+        }
         if (current == RpmaEndpointState.RUNNING && this.acceptor.failure() != null) {
             return RpmaEndpointState.FAILED;
         }
@@ -89,7 +100,13 @@ public final class RpmaServedEndpoint {
 
     /** What stopped the endpoint when it is {@link RpmaEndpointState#FAILED}, else {@code null}. */
     public @Nullable Throwable failure() {
-        return this.acceptor.failure();
+        Throwable failure = this.acceptor.failure();
+        return (failure != null) ? failure : this.deviceLoss;
+    }
+
+    /** Whether its device was found gone; its server may listen anew once the device is back. */
+    public boolean isDeviceLost() {
+        return this.deviceLoss != null;
     }
 
     /**
@@ -236,6 +253,68 @@ public final class RpmaServedEndpoint {
         return this.acceptorLoop.awaitTermination(Duration.ofNanos(Math.max(0, deadline - System.nanoTime())));
     }
 
+    /**
+     * Gives the endpoint up after its device was lost, and releases all it opened on the device, so that
+     * the kernel can finish removing it: accepting stops (if its acceptor did not find out itself), its
+     * sessions end as {@link RpmaSessionEnd.Reason#LOST}, and once they are deleted and the acceptor's
+     * loop ended, its shared receive queues (on their loops, which go on), slots and request
+     * configurations are released. By the server's recovery thread; waits until {@code deadline}
+     * ({@link System#nanoTime()}) at most.
+     *
+     * @return whether everything was released (else its peer must stay open, and the device's removal waits)
+     */
+    boolean abandon(RpmaDeviceLostException loss, long deadline) throws InterruptedException {
+        synchronized (this) {
+            if (this.deviceLoss == null) {
+                this.deviceLoss = loss;
+            }
+        }
+        if (!this.acceptorLoop.tryExecute(() -> {
+            this.acceptor.stop();
+            this.acceptorStopped.countDown();
+        })) {
+            this.acceptorStopped.countDown();
+        }
+        this.context.registry.endAll(RpmaSessionEnd.of(RpmaSessionEnd.Reason.LOST, "the RDMA device is gone"));
+        boolean acceptorEnded = awaitAcceptingStopped(deadline);
+        boolean sessionsGone = this.context.registry.awaitEmpty(Math.max(0, deadline - System.nanoTime()));
+        if (!sessionsGone) {
+            logger.error("RDMA endpoint '{}': {} session(s) were not deleted after its device was lost; what they hold on"
+                    + " the device stays, and the device's removal waits: {}", name(), this.context.registry.reserved(),
+                    this.context.registry.sessions().stream().limit(20).map(ServerSession::toString).toList());
+            return false;
+        }
+        boolean queuesClosed = detachSharedReceives(deadline);
+        release(true);
+        return acceptorEnded && queuesClosed;
+    }
+
+    /** Deletes the shared receive queues on their loops, which go on serving other endpoints. */
+    private boolean detachSharedReceives(long deadline) throws InterruptedException {
+        if (this.context.shared == null) {
+            return true;
+        }
+        CountDownLatch detached = new CountDownLatch(this.context.shared.length);
+        for (SharedReceives queue : this.context.shared) {
+            if (queue == null || !queue.loop().tryExecute(() -> {
+                try {
+                    queue.detachAndClose();
+                }
+                finally {
+                    detached.countDown();
+                }
+            })) {
+                detached.countDown();
+            }
+        }
+        if (!detached.await(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS)) {
+            logger.error("RDMA endpoint '{}': an event loop did not delete its shared receive queue in time (blocked in"
+                    + " a message handler?); the queue stays, and the device's removal waits", name());
+            return false;
+        }
+        return true;
+    }
+
     ConnectionRegistry registry() {
         return this.context.registry;
     }
@@ -246,6 +325,12 @@ public final class RpmaServedEndpoint {
      * configurations. By the stopping thread, after {@link #awaitAcceptingStopped}.
      */
     void release(boolean sessionsGone) {
+        synchronized (this) {
+            if (this.released) {
+                return;
+            }
+            this.released = sessionsGone && this.acceptorLoop.isTerminated();
+        }
         if (this.context.messagePool != null) {
             this.context.messagePool.shutdown();
         }
@@ -256,7 +341,7 @@ public final class RpmaServedEndpoint {
             closeConfigs(this.requestConfigs);
         }
         synchronized (this) {
-            this.state = (this.acceptor.failure() != null) ? RpmaEndpointState.FAILED : RpmaEndpointState.STOPPED;
+            this.state = (failure() != null) ? RpmaEndpointState.FAILED : RpmaEndpointState.STOPPED;
         }
         logger.info("RDMA endpoint '{}' stopped", name());
     }

@@ -71,11 +71,22 @@ public final class RpmaServer {
 
     private final Components components;
 
-    /** By {@link RpmaEndpointSettings#peerKey()}: one per address, and one per peer an endpoint names. */
+    /**
+     * By {@link RpmaEndpointSettings#peerKey()}: one per address, and one per peer an endpoint names.
+     * Changed under {@link #lifecycle} (a peer whose device was lost leaves it, and comes back with it).
+     */
     private final Map<String, RpmaPeer> peers = new LinkedHashMap<>();
 
-    /** Filled by {@link #listen()}; read by any thread once published through {@link #listening}. */
-    private final Map<String, RpmaServedEndpoint> endpoints = new LinkedHashMap<>();
+    /**
+     * Set whole by {@link #listen()}, and whenever an endpoint is created anew after its device came back
+     * (under {@link #lifecycle}); read by any thread.
+     */
+    private volatile Map<String, RpmaServedEndpoint> endpoints = Map.of();
+
+    /** The threads that release and recover a lost device, by peer key; under {@link #lifecycle}. */
+    private final Map<String, Thread> recoveries = new LinkedHashMap<>();
+
+    private final RpmaCompletions[] batches;
 
     private final RpmaRegions regions;
 
@@ -111,6 +122,10 @@ public final class RpmaServer {
         }
         this.regions = new RpmaRegions(settings.regions(), settings.endpoints());
         this.loops = new RpmaEventLoopGroup(settings.eventLoops(), "rpma-loop-", settings.busyPoll());
+        this.batches = new RpmaCompletions[settings.eventLoops()];
+        for (int i = 0; i < this.batches.length; i++) {
+            this.batches[i] = new RpmaCompletions(COMPLETION_BATCH);
+        }
     }
 
     /** What the server needs besides the settings. */
@@ -168,10 +183,7 @@ public final class RpmaServer {
             if (this.listening || this.stopping) {
                 throw new IllegalStateException("The RDMA server listens already, or has stopped");
             }
-            RpmaCompletions[] batches = new RpmaCompletions[this.settings.eventLoops()];
-            for (int i = 0; i < batches.length; i++) {
-                batches[i] = new RpmaCompletions(COMPLETION_BATCH);
-            }
+            Map<String, RpmaServedEndpoint> created = new LinkedHashMap<>();
             MemoryLockBudget memory = null;
             try {
                 // before anything native: a wiring mistake is reported as itself, not hidden behind a missing device
@@ -187,13 +199,11 @@ public final class RpmaServer {
                 }
                 this.regions.register(this.rpma, this.settings.endpoints(), this.peers);
                 for (RpmaEndpointSettings endpoint : this.settings.endpoints()) {
-                    this.endpoints.put(endpoint.name(), endpoint(this.rpma, endpoint,
-                            this.peers.get(endpoint.peerKey()), this.components, this.regions, this.loops, batches));
+                    created.put(endpoint.name(), endpoint(endpoint, this.peers.get(endpoint.peerKey()), null));
                 }
             }
             catch (RuntimeException ex) {
-                this.endpoints.values().forEach(RpmaServedEndpoint::closeUnstarted);
-                this.endpoints.clear();
+                created.values().forEach(RpmaServedEndpoint::closeUnstarted);
                 this.regions.deregister();
                 this.loops.shutdown();
                 closePeers(this.peers);
@@ -201,6 +211,7 @@ public final class RpmaServer {
                 this.stopped.countDown();
                 throw (memory != null) ? memoryLockFailure(ex, memory) : ex;
             }
+            this.endpoints = Collections.unmodifiableMap(created);
             this.listening = true;
         }
         this.endpoints.values().forEach(this.components.observer()::endpointCreated);
@@ -249,8 +260,15 @@ public final class RpmaServer {
         return peer;
     }
 
-    private static RpmaServedEndpoint endpoint(Rpma rpma, RpmaEndpointSettings settings, RpmaPeer peer,
-            Components components, RpmaRegions regions, RpmaEventLoopGroup loops, RpmaCompletions[] batches) {
+    /**
+     * An endpoint listening on {@code peer}, not accepting yet; its counters are {@code statistics}
+     * when it is created anew after its device came back, else new ones.
+     */
+    private RpmaServedEndpoint endpoint(RpmaEndpointSettings settings, RpmaPeer peer,
+            @Nullable RpmaEndpointStatistics statistics) {
+        Rpma rpma = this.rpma;
+        Components components = this.components;
+        RpmaEventLoopGroup loops = this.loops;
         Map<String, RpmaMessageListener> messageHandlers = components.messageListeners(settings.name());
         RpmaEndpointSettings.Messages messages = settings.messages();
         boolean dataPath = !messageHandlers.isEmpty();
@@ -295,8 +313,9 @@ public final class RpmaServer {
                             settings.acceptor().batchScheduling(), dev.rpma.binding.io.ThreadScheduling::batchCurrentThread);
                 }
             }
-            RpmaEndpointStatistics statistics = new RpmaEndpointStatistics(
-                    (error) -> components.observer().error(settings.name(), error));
+            if (statistics == null) {
+                statistics = new RpmaEndpointStatistics((error) -> components.observer().error(settings.name(), error));
+            }
             context = new EndpointContext(settings, statistics, components.observer(),
                     List.copyOf(components.sessionListeners(settings.name())),
                     new ConnectionRegistry(settings.limits().maxConnections()), loops, handlers, routes, buffers,
@@ -311,7 +330,7 @@ public final class RpmaServer {
                 }
             }
             return new RpmaServedEndpoint(context, endpoint, configs, components.handler(settings.name()),
-                    components.admission(settings.name()), regions, batches);
+                    components.admission(settings.name()), this.regions, this.batches, this::deviceLost);
         }
         catch (RuntimeException ex) {
             if (context != null) {
@@ -358,7 +377,7 @@ public final class RpmaServer {
 
     /** The endpoints by name, in configuration order; empty until the server listens. */
     public Map<String, RpmaServedEndpoint> endpoints() {
-        return this.listening ? Collections.unmodifiableMap(this.endpoints) : Map.of();
+        return this.listening ? this.endpoints : Map.of();
     }
 
     /** An endpoint, or {@code null} when there is none of that name or the server does not listen yet. */
@@ -467,6 +486,7 @@ public final class RpmaServer {
     private void stopNow() {
         boolean released = false;
         try {
+            awaitRecoveries();
             released = stopEndpoints();
         }
         catch (InterruptedException ex) {
@@ -481,6 +501,26 @@ public final class RpmaServer {
                 this.loops.shutdown();
             }
             finished();
+        }
+    }
+
+    /**
+     * Ends the threads of lost devices first, so that the stop alone releases what is left: one that
+     * looks for its device stops at once, one that releases the device's objects within the shutdown
+     * timeout (it waits no longer for anything).
+     */
+    private void awaitRecoveries() throws InterruptedException {
+        List<Thread> threads;
+        synchronized (this.lifecycle) {
+            threads = new ArrayList<>(this.recoveries.values());
+        }
+        long deadline = System.nanoTime() + 2 * this.settings.shutdownTimeout().toNanos();
+        for (Thread thread : threads) {
+            thread.interrupt();
+            TimeUnit.NANOSECONDS.timedJoin(thread, Math.max(1, deadline - System.nanoTime()));
+            if (thread.isAlive()) {
+                logger.warn("RDMA server: {} did not end within the shutdown timeout; the stop goes on", thread.getName());
+            }
         }
     }
 
@@ -532,6 +572,121 @@ public final class RpmaServer {
         this.endpoints.values().forEach(RpmaServedEndpoint::releaseSharedReceives);
         closePeers(this.peers);
         return true;
+    }
+
+    // ---------------------------------------------------------------- a lost device
+
+    /**
+     * An endpoint found its device gone: a thread of its own releases what the server opened on the
+     * peer's device and, with device recovery on, listens anew once the device is back (see
+     * {@link DeviceRecovery}). Once per peer; nothing while the server stops, as the stop releases all.
+     */
+    private void deviceLost(RpmaServedEndpoint endpoint) {
+        String peerKey = endpoint.settings().peerKey();
+        synchronized (this.lifecycle) {
+            if (this.stopping || this.recoveries.containsKey(peerKey)) {
+                return;
+            }
+            Throwable failure = endpoint.failure();
+            RpmaDeviceLostException loss = (failure instanceof RpmaDeviceLostException lost) ? lost
+                    : new RpmaDeviceLostException(endpoint.settings().address(), (RpmaException) failure.getCause());
+            Thread thread = new Thread(new DeviceRecovery(this, peerKey, endpoint.settings().address(), loss),
+                    "rpma-device-" + endpoint.settings().address());
+            thread.setDaemon(true);
+            this.recoveries.put(peerKey, thread);
+            thread.start();
+        }
+    }
+
+    /** The endpoints on the peer of {@code peerKey} now. */
+    List<RpmaServedEndpoint> endpointsOn(String peerKey) {
+        return this.endpoints.values().stream().filter((endpoint) -> endpoint.settings().peerKey().equals(peerKey))
+            .toList();
+    }
+
+    Rpma rpma() {
+        return this.rpma;
+    }
+
+    boolean isStopping() {
+        synchronized (this.lifecycle) {
+            return this.stopping;
+        }
+    }
+
+    /**
+     * Deregisters the regions on the peer of {@code peerKey} and deletes the peer, once its endpoints
+     * released all they had on it, then lets librdmacm forget the removed device: after that the kernel
+     * can finish the removal.
+     */
+    void releaseLostPeer(String peerKey) {
+        this.regions.deregisterOn(peerKey);
+        RpmaPeer peer;
+        synchronized (this.lifecycle) {
+            peer = this.peers.remove(peerKey);
+        }
+        if (peer != null) {
+            peer.close();
+        }
+        this.rpma.forgetRemovedDevices();
+    }
+
+    /**
+     * Listens anew on the endpoints {@code lost} (all of the peer of {@code peerKey}) when the device of
+     * {@code address} is back: a new peer, the regions registered on it, the endpoints created with their
+     * counters and started. {@code false} while the device is still gone.
+     *
+     * @throws RuntimeException when the device is back but listening failed; nothing is left open then
+     */
+    boolean relisten(String peerKey, String address, List<RpmaServedEndpoint> lost) {
+        RpmaPeer peer;
+        try {
+            peer = this.rpma.openPeer(address, PeerRole.SERVER);
+        }
+        catch (RpmaException ex) {
+            if (RpmaFailureKind.classify(ex) == RpmaFailureKind.NO_DEVICE) {
+                return false;
+            }
+            throw ex;
+        }
+        List<RpmaServedEndpoint> created = new ArrayList<>();
+        try {
+            this.regions.registerOn(peerKey, peer);
+            for (RpmaServedEndpoint old : lost) {
+                created.add(endpoint(old.settings(), peer, old.statistics()));
+            }
+            synchronized (this.lifecycle) {
+                if (!this.stopping) {
+                    this.peers.put(peerKey, peer);
+                    Map<String, RpmaServedEndpoint> replaced = new LinkedHashMap<>(this.endpoints);
+                    created.forEach((endpoint) -> replaced.put(endpoint.name(), endpoint));
+                    this.endpoints = Collections.unmodifiableMap(replaced);
+                    for (RpmaServedEndpoint endpoint : created) {
+                        this.components.observer().endpointCreated(endpoint);
+                        endpoint.statistics().recordRecovery();
+                        endpoint.start();
+                    }
+                    return true;
+                }
+            }
+            // the server stops meanwhile: what was made for it is released here, as the stop does not know it
+            throw new IllegalStateException("the server stops");
+        }
+        catch (RuntimeException ex) {
+            created.forEach(RpmaServedEndpoint::closeUnstarted);
+            this.regions.deregisterOn(peerKey);
+            peer.close();
+            throw ex;
+        }
+    }
+
+    /** The recovery of {@code peerKey} ended. */
+    void recoveryEnded(String peerKey) {
+        synchronized (this.lifecycle) {
+            if (!this.stopping) {
+                this.recoveries.remove(peerKey);
+            }
+        }
     }
 
     /** Waits until every endpoint's registry is empty or {@code deadline} ({@link System#nanoTime()}) passed. */

@@ -48,7 +48,11 @@ public interface RpmaServerObserver {
         return handler.onMessage(message, session);
     }
 
-    /** A meter source: the endpoint was created (before it starts). */
+    /**
+     * A meter source: the endpoint was created (before it starts). Called again, with a new object of
+     * the same name and the same {@link RpmaServedEndpoint#statistics()}, when the endpoint is created
+     * anew after its RDMA device came back.
+     */
     default void endpointCreated(RpmaServedEndpoint endpoint) {
     }
 

@@ -19,9 +19,15 @@ import dev.rpma.server.loop.RpmaEventLoopGroup;
  *     it leaves it to the process's exit, logs what it left, and ends; positive
  * @param endpoints the endpoints, the default one first
  * @param regions the memory exposed to clients
+ * @param deviceRecovery after the RDMA device of an endpoint was lost (and all the server had on it
+ *     released), the longest pause between two looks for it, after which the endpoint listens again;
+ *     zero: no recovery, the endpoint stays FAILED
  */
 public record RpmaServerSettings(int eventLoops, Duration busyPoll, Duration gracePeriod, Duration shutdownTimeout,
-        List<RpmaEndpointSettings> endpoints, List<RpmaRegionDefinition> regions) {
+        List<RpmaEndpointSettings> endpoints, List<RpmaRegionDefinition> regions, Duration deviceRecovery) {
+
+    /** How long at most between two looks for a lost device, unless told otherwise. */
+    public static final Duration DEFAULT_DEVICE_RECOVERY = Duration.ofSeconds(5);
 
     /** How long a loop busy-polls after work unless told otherwise. */
     public static final Duration DEFAULT_BUSY_POLL = Duration.ofNanos(50_000);
@@ -38,6 +44,10 @@ public record RpmaServerSettings(int eventLoops, Duration busyPoll, Duration gra
         Objects.requireNonNull(busyPoll, "busyPoll");
         Objects.requireNonNull(gracePeriod, "gracePeriod");
         Objects.requireNonNull(shutdownTimeout, "shutdownTimeout");
+        Objects.requireNonNull(deviceRecovery, "deviceRecovery");
+        if (deviceRecovery.isNegative()) {
+            throw new IllegalArgumentException("deviceRecovery must not be negative, not " + deviceRecovery);
+        }
         if (eventLoops < 1) {
             throw new IllegalArgumentException("eventLoops must be at least 1, not " + eventLoops);
         }
@@ -51,6 +61,12 @@ public record RpmaServerSettings(int eventLoops, Duration busyPoll, Duration gra
         regions = List.copyOf(regions);
     }
 
+    /** Settings with the default device recovery. */
+    public RpmaServerSettings(int eventLoops, Duration busyPoll, Duration gracePeriod, Duration shutdownTimeout,
+            List<RpmaEndpointSettings> endpoints, List<RpmaRegionDefinition> regions) {
+        this(eventLoops, busyPoll, gracePeriod, shutdownTimeout, endpoints, regions, DEFAULT_DEVICE_RECOVERY);
+    }
+
     /**
      * The endpoints with loops sized for the machine, the default busy poll, grace period and shutdown
      * timeout, no regions.
@@ -62,21 +78,26 @@ public record RpmaServerSettings(int eventLoops, Duration busyPoll, Duration gra
 
     public RpmaServerSettings withGracePeriod(Duration gracePeriod) {
         return new RpmaServerSettings(this.eventLoops, this.busyPoll, gracePeriod, this.shutdownTimeout,
-                this.endpoints, this.regions);
+                this.endpoints, this.regions, this.deviceRecovery);
     }
 
     public RpmaServerSettings withShutdownTimeout(Duration shutdownTimeout) {
         return new RpmaServerSettings(this.eventLoops, this.busyPoll, this.gracePeriod, shutdownTimeout,
-                this.endpoints, this.regions);
+                this.endpoints, this.regions, this.deviceRecovery);
     }
 
     public RpmaServerSettings withEventLoops(int eventLoops, Duration busyPoll) {
         return new RpmaServerSettings(eventLoops, busyPoll, this.gracePeriod, this.shutdownTimeout, this.endpoints,
-                this.regions);
+                this.regions, this.deviceRecovery);
     }
 
     public RpmaServerSettings withRegions(List<RpmaRegionDefinition> regions) {
         return new RpmaServerSettings(this.eventLoops, this.busyPoll, this.gracePeriod, this.shutdownTimeout,
-                this.endpoints, regions);
+                this.endpoints, regions, this.deviceRecovery);
+    }
+
+    public RpmaServerSettings withDeviceRecovery(Duration deviceRecovery) {
+        return new RpmaServerSettings(this.eventLoops, this.busyPoll, this.gracePeriod, this.shutdownTimeout,
+                this.endpoints, this.regions, deviceRecovery);
     }
 }

@@ -77,6 +77,8 @@ final class SharedReceives implements RpmaEventLoop.IoHandler, RpmaEventLoop.Bus
 
     private boolean attached;
 
+    private long registration;
+
     private boolean inBatch;
 
     private boolean closed;
@@ -133,10 +135,14 @@ final class SharedReceives implements RpmaEventLoop.IoHandler, RpmaEventLoop.Bus
         int fd = this.rcq.fd();
         FileDescriptors.setBlocking(fd, false);
         // registered for the loop's life: deleted only after the loop ended
-        this.loop.registerBusyPolled(fd, this, 0);
+        this.registration = this.loop.registerBusyPolled(fd, this, 0);
         this.loop.addBusyPoller(this);
         this.attached = true;
         drain();
+    }
+
+    RpmaEventLoop loop() {
+        return this.loop;
     }
 
     ByteBuffer frame(int slot) {
@@ -308,6 +314,18 @@ final class SharedReceives implements RpmaEventLoop.IoHandler, RpmaEventLoop.Bus
     }
 
     // ---------------------------------------------------------------- release
+
+    /**
+     * Stops taking its completions and deletes it, while its loop goes on serving other endpoints: after
+     * its device was lost, once no connection made with it is left. On its loop.
+     */
+    void detachAndClose() {
+        if (this.attached) {
+            this.loop.unregister(this.rcq.fd(), this.registration);
+            this.loop.removeBusyPoller(this);
+        }
+        close();
+    }
 
     /**
      * Deletes the queue and deregisters its slots, once no connection made with it is left and its

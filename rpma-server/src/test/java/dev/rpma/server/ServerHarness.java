@@ -70,6 +70,9 @@ public final class ServerHarness implements AutoCloseable {
 
     public int eventLoops = 1;
 
+    /** The longest pause between looks for a lost device; zero: no recovery. */
+    public Duration deviceRecovery = RpmaServerSettings.DEFAULT_DEVICE_RECOVERY;
+
     public Duration busyPoll = Duration.ZERO;
 
     /** The message handlers of the endpoint by route; empty: no data path. */
@@ -113,7 +116,7 @@ public final class ServerHarness implements AutoCloseable {
         List<RpmaEndpointSettings> endpoints = new ArrayList<>(List.of(settings()));
         endpoints.addAll(this.moreEndpoints);
         RpmaServerSettings settings = new RpmaServerSettings(this.eventLoops, this.busyPoll, this.gracePeriod,
-                this.shutdownTimeout, endpoints, this.regions);
+                this.shutdownTimeout, endpoints, this.regions, this.deviceRecovery);
         Rpma rpma = Rpma.using(this.fake, this.memoryLockLimit);
         this.server = RpmaServer.listen(rpma, settings, new RpmaServer.Components() {
 

@@ -295,6 +295,11 @@ public final class RpmaEventLoop implements Executor {
         this.pollers[this.pollerCount++] = poller;
     }
 
+    /** How many pollers the busy poll has; for tests, which read it racily. */
+    public int busyPollers() {
+        return this.pollerCount;
+    }
+
     /** Removes a poller from the busy poll. Loop thread only. */
     public void removeBusyPoller(BusyPoller poller) {
         checkInLoop("removeBusyPoller");

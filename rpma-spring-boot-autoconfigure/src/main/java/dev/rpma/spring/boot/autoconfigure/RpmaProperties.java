@@ -66,6 +66,8 @@ public class RpmaProperties {
 
     private final Shutdown shutdown = new Shutdown();
 
+    private final DeviceRecovery deviceRecovery = new DeviceRecovery();
+
     private final EventLoops eventLoops = new EventLoops();
 
     /**
@@ -134,6 +136,10 @@ public class RpmaProperties {
 
     public Shutdown getShutdown() {
         return this.shutdown;
+    }
+
+    public DeviceRecovery getDeviceRecovery() {
+        return this.deviceRecovery;
     }
 
     public EventLoops getEventLoops() {
@@ -738,6 +744,39 @@ public class RpmaProperties {
 
         public void setEndpoints(List<String> endpoints) {
             this.endpoints = endpoints;
+        }
+    }
+
+    /**
+     * What the server does after the RDMA device of an endpoint was lost ('rdma link delete', the driver
+     * unloaded): it always releases all it had on the device, so that the removal can finish, and reports the
+     * endpoint DOWN.
+     */
+    public static class DeviceRecovery {
+
+        /**
+         * Whether the endpoints of a lost device listen again once the device is back; else they stay FAILED
+         * until the application restarts.
+         */
+        private boolean enabled = true;
+
+        /** Longest pause between two looks for a lost device (the first comes after 250 ms, then they double). */
+        private Duration maxInterval = Duration.ofSeconds(5);
+
+        public boolean isEnabled() {
+            return this.enabled;
+        }
+
+        public void setEnabled(boolean enabled) {
+            this.enabled = enabled;
+        }
+
+        public Duration getMaxInterval() {
+            return this.maxInterval;
+        }
+
+        public void setMaxInterval(Duration maxInterval) {
+            this.maxInterval = maxInterval;
         }
     }
 

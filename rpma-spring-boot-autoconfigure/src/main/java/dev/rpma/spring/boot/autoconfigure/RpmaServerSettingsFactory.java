@@ -54,9 +54,16 @@ final class RpmaServerSettingsFactory {
         if (timeout == null || timeout.isNegative() || timeout.isZero()) {
             throw new InvalidRpmaPropertyException("rpma.server.shutdown.timeout", timeout, "must be positive");
         }
+        RpmaProperties.DeviceRecovery recovery = properties.getDeviceRecovery();
+        Duration recoveryInterval = recovery.getMaxInterval();
+        if (recovery.isEnabled() && (recoveryInterval == null || recoveryInterval.isNegative()
+                || recoveryInterval.toMillis() == 0)) {
+            throw new InvalidRpmaPropertyException("rpma.server.device-recovery.max-interval", recoveryInterval,
+                    "must be at least 1ms; to turn recovery off, set rpma.server.device-recovery.enabled=false");
+        }
         int count = (loops.getCount() == 0) ? RpmaEventLoopGroup.defaultSize() : loops.getCount();
         return new RpmaServerSettings(count, busyPoll, grace, timeout, endpoints,
-                regions(properties, regionBeans, endpoints));
+                regions(properties, regionBeans, endpoints), recovery.isEnabled() ? recoveryInterval : Duration.ZERO);
     }
 
     private static List<RpmaEndpointSettings> endpoints(RpmaProperties properties) {

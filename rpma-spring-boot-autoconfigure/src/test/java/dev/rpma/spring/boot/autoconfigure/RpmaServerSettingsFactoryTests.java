@@ -157,6 +157,22 @@ class RpmaServerSettingsFactoryTests {
     }
 
     @Test
+    void deviceRecoveryIsOnWithAFiveSecondCeilingUnlessTurnedOff() {
+        this.runner.run((context) -> assertThat(
+                RpmaServerSettingsFactory.create(context.getBean(RpmaProperties.class), List.of()).deviceRecovery())
+            .isEqualTo(Duration.ofSeconds(5)));
+        this.runner.withPropertyValues("rpma.server.device-recovery.max-interval=750ms")
+            .run((context) -> assertThat(RpmaServerSettingsFactory
+                .create(context.getBean(RpmaProperties.class), List.of()).deviceRecovery())
+                .isEqualTo(Duration.ofMillis(750)));
+        this.runner.withPropertyValues("rpma.server.device-recovery.enabled=false",
+                "rpma.server.device-recovery.max-interval=0s")
+            .run((context) -> assertThat(RpmaServerSettingsFactory
+                .create(context.getBean(RpmaProperties.class), List.of()).deviceRecovery())
+                .as("off: never looked for again").isZero());
+    }
+
+    @Test
     void regionsFromThePropertiesComeFirstThenTheBeans() {
         this.runner
             .withPropertyValues("rpma.server.endpoints.replica.port=7001", "rpma.server.regions.log.size=4KB",
@@ -188,6 +204,8 @@ class RpmaServerSettingsFactoryTests {
             rpma.server.acceptor.max-consecutive-errors      | 0     | rpma.server.acceptor.max-consecutive-errors | at least 1
             rpma.server.shutdown.timeout                     | 0s    | rpma.server.shutdown.timeout              | must be positive
             rpma.server.shutdown.timeout                     | -1s   | rpma.server.shutdown.timeout              | must be positive
+            rpma.server.device-recovery.max-interval         | 0s    | rpma.server.device-recovery.max-interval  | device-recovery.enabled=false
+            rpma.server.device-recovery.max-interval         | -1s   | rpma.server.device-recovery.max-interval  | at least 1ms
             rpma.server.acceptor.handler-spin-looks          | -1    | rpma.server.acceptor.handler-spin-looks   | at least 0 (0 parks an idle handler thread at once)
             rpma.server.address                              | 127.0.0.1 | rpma.server.address                   | loopback
             rpma.server.address                              | 0.0.0.0   | rpma.server.address                   | wildcard

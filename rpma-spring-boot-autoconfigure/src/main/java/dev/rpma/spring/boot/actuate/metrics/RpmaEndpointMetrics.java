@@ -82,13 +82,17 @@ public final class RpmaEndpointMetrics implements MeterBinder {
     /** Events of accepted connections by {@code type}. */
     public static final String CONNECTION_EVENTS = "rpma.connection.events";
 
+    /** Times the endpoint's RDMA device was found gone, and times it listened again once it was back. */
+    public static final String DEVICE_EVENTS = "rpma.device.events";
+
     /** The connection events a server sees. */
     static final List<RpmaConnectionEvent> SERVER_EVENTS = List.of(RpmaConnectionEvent.ESTABLISHED,
             RpmaConnectionEvent.CLOSED, RpmaConnectionEvent.LOST);
 
     private static final String NONE = "none";
 
-    private final RpmaServedEndpoint server;
+    /** The endpoint now: the one created anew after its device came back replaces the lost one. */
+    private volatile RpmaServedEndpoint server;
 
     private final Tags tags;
 
@@ -106,21 +110,35 @@ public final class RpmaEndpointMetrics implements MeterBinder {
         this.tags = Tags.of("endpoint", server.name()).and(extraTags);
     }
 
+    /**
+     * Reads {@code endpoint} from now on: the endpoint of the same name created anew after its device
+     * came back, whose counters carry on those of the lost one.
+     */
+    public void follow(RpmaServedEndpoint endpoint) {
+        this.server = endpoint;
+    }
+
     @Override
     public void bindTo(MeterRegistry registry) {
         RpmaServedEndpoint server = this.server;
         RpmaEndpointStatistics statistics = server.statistics();
-        Gauge.builder(QUEUE_SIZE, server, RpmaServedEndpoint::queueSize).tags(this.tags).baseUnit("requests")
+        Gauge.builder(QUEUE_SIZE, this, (m) -> m.server.queueSize()).tags(this.tags).baseUnit("requests")
             .description("Connection requests waiting for a handler thread").strongReference(true).register(registry);
-        Gauge.builder(QUEUE_CAPACITY, server, RpmaServedEndpoint::queueCapacity).tags(this.tags).baseUnit("requests")
+        Gauge.builder(QUEUE_CAPACITY, this, (m) -> m.server.queueCapacity()).tags(this.tags).baseUnit("requests")
             .description("Connection requests the queue holds at most").strongReference(true).register(registry);
-        Gauge.builder(QUEUE_REMAINING, server, (s) -> Math.max(0, s.queueCapacity() - s.queueSize()))
+        Gauge.builder(QUEUE_REMAINING, this, (m) -> Math.max(0, m.server.queueCapacity() - m.server.queueSize()))
             .tags(this.tags).baseUnit("requests")
             .description("Connection requests the queue can still take before rejecting them as queue-full")
             .strongReference(true).register(registry);
         Gauge.builder(ACTIVE_SESSIONS, statistics, RpmaEndpointStatistics::activeConnections).tags(this.tags)
             .baseUnit("sessions").description("Sessions (accepted connections) not yet deleted").strongReference(true)
             .register(registry);
+        FunctionCounter.builder(DEVICE_EVENTS, statistics, RpmaEndpointStatistics::deviceLosses).tags(this.tags)
+            .tag("event", "lost").baseUnit("events").description("Losses and recoveries of the endpoint's RDMA device")
+            .register(registry);
+        FunctionCounter.builder(DEVICE_EVENTS, statistics, RpmaEndpointStatistics::recoveries).tags(this.tags)
+            .tag("event", "recovered").baseUnit("events")
+            .description("Losses and recoveries of the endpoint's RDMA device").register(registry);
         for (RpmaSessionEnd.Reason reason : RpmaSessionEnd.Reason.values()) {
             FunctionCounter.builder(SESSIONS_ENDED, statistics, (s) -> s.sessionsEnded(reason)).tags(this.tags)
                 .tag("reason", reason.tag()).baseUnit("sessions").description("Sessions that ended, by why")
@@ -156,12 +174,12 @@ public final class RpmaEndpointMetrics implements MeterBinder {
         FunctionCounter.builder(SENDS_QUEUED, statistics, RpmaEndpointStatistics::sendsQueued).tags(this.tags)
             .baseUnit("messages").description("Sends that had to wait for a send slot or for the client's credits")
             .register(registry);
-        Gauge.builder(SLOT_MEMORY, server, RpmaServedEndpoint::registeredBufferBytes).tags(this.tags).baseUnit("bytes")
+        Gauge.builder(SLOT_MEMORY, this, (m) -> m.server.registeredBufferBytes()).tags(this.tags).baseUnit("bytes")
             .description("Registered memory of the sessions' receive and send slots and of the shared receive"
                     + " queues' slots")
             .strongReference(true)
             .register(registry);
-        Gauge.builder(SHARED_RECEIVES_POSTED, server, RpmaServedEndpoint::sharedReceivesPosted).tags(this.tags)
+        Gauge.builder(SHARED_RECEIVES_POSTED, this, (m) -> m.server.sharedReceivesPosted()).tags(this.tags)
             .baseUnit("receives")
             .description("Receives posted on the endpoint's shared receive queues and not yet filled (0 without"
                     + " them); near 0, clients' messages wait for one")

@@ -60,6 +60,12 @@ public class RpmaServerMetrics implements RpmaServerObserver {
 
     @Override
     public void endpointCreated(RpmaServedEndpoint server) {
+        RpmaEndpointMetrics existing = this.endpoints.get(server.name());
+        if (existing != null) {
+            // created anew after its device came back: the meters are there, and its counters carried over
+            existing.follow(server);
+            return;
+        }
         RpmaEndpointMetrics metrics = new RpmaEndpointMetrics(server);
         metrics.bindTo(this.registry);
         this.endpoints.put(server.name(), metrics);

@@ -182,7 +182,8 @@ class RpmaMetricsAutoConfigurationTests {
                         "rpma.messages", "rpma.message.bytes", "rpma.messages.bad", "rpma.message.handler.failures",
                         "rpma.completions.failed",
                         "rpma.sends.waiting", "rpma.sends.queued", "rpma.sessions.slot.memory", "rpma.receives.shared.posted",
-                        "rpma.connection.events", "rpma.handler.duration", "rpma.request.queue.wait");
+                        "rpma.connection.events", "rpma.device.events", "rpma.handler.duration",
+                        "rpma.request.queue.wait");
             });
     }
 
