@@ -19,7 +19,6 @@ import dev.rpma.binding.PeerRole;
 import dev.rpma.binding.Rpma;
 import dev.rpma.binding.RpmaCompletions;
 import dev.rpma.binding.RpmaConnectionConfig;
-import dev.rpma.binding.RpmaEndpoint;
 import dev.rpma.binding.RpmaException;
 import dev.rpma.binding.RpmaFailureKind;
 import dev.rpma.binding.RpmaPeer;
@@ -51,9 +50,13 @@ import dev.rpma.server.loop.RpmaEventLoopGroup;
  * application code or a native call is left behind with what it may still use, with a log line that
  * says what was left, and the keep-alive thread ends, so that the JVM can exit.
  *
- * <p>Longer than most types because the order of creation and release is the point: listen, start
- * and the stop's phases are kept side by side so that the order librpma requires (connections,
- * then memory, then peers) can be read in one place.
+ * <p>When the RDMA device of a peer is lost, {@link DeviceRecovery} releases what the server had on it
+ * and, with device recovery on, listens anew on the peer's endpoints once the device is back; the
+ * endpoints are then new objects of the same names, with their counters carried over.
+ *
+ * <p>Longer than most types because the order of creation and release is the point: listen, start,
+ * the stop's phases and the release and re-creation of a lost device's peer are kept side by side so
+ * that the order librpma requires (connections, then memory, then peers) can be read in one place.
  */
 public final class RpmaServer {
 
@@ -86,7 +89,7 @@ public final class RpmaServer {
     /** The threads that release and recover a lost device, by peer key; under {@link #lifecycle}. */
     private final Map<String, Thread> recoveries = new LinkedHashMap<>();
 
-    private final RpmaCompletions[] batches;
+    private final EndpointFactory endpointFactory;
 
     private final RpmaRegions regions;
 
@@ -122,10 +125,12 @@ public final class RpmaServer {
         }
         this.regions = new RpmaRegions(settings.regions(), settings.endpoints());
         this.loops = new RpmaEventLoopGroup(settings.eventLoops(), "rpma-loop-", settings.busyPoll());
-        this.batches = new RpmaCompletions[settings.eventLoops()];
-        for (int i = 0; i < this.batches.length; i++) {
-            this.batches[i] = new RpmaCompletions(COMPLETION_BATCH);
+        RpmaCompletions[] batches = new RpmaCompletions[settings.eventLoops()];
+        for (int i = 0; i < batches.length; i++) {
+            batches[i] = new RpmaCompletions(COMPLETION_BATCH);
         }
+        this.endpointFactory = new EndpointFactory(rpma, components, this.regions, this.loops, batches,
+                this::deviceLost);
     }
 
     /** What the server needs besides the settings. */
@@ -199,7 +204,7 @@ public final class RpmaServer {
                 }
                 this.regions.register(this.rpma, this.settings.endpoints(), this.peers);
                 for (RpmaEndpointSettings endpoint : this.settings.endpoints()) {
-                    created.put(endpoint.name(), endpoint(endpoint, this.peers.get(endpoint.peerKey()), null));
+                    created.put(endpoint.name(), this.endpointFactory.create(endpoint, this.peers.get(endpoint.peerKey()), null));
                 }
             }
             catch (RuntimeException ex) {
@@ -260,120 +265,6 @@ public final class RpmaServer {
         return peer;
     }
 
-    /**
-     * An endpoint listening on {@code peer}, not accepting yet; its counters are {@code statistics}
-     * when it is created anew after its device came back, else new ones.
-     */
-    private RpmaServedEndpoint endpoint(RpmaEndpointSettings settings, RpmaPeer peer,
-            @Nullable RpmaEndpointStatistics statistics) {
-        Rpma rpma = this.rpma;
-        Components components = this.components;
-        RpmaEventLoopGroup loops = this.loops;
-        Map<String, RpmaMessageListener> messageHandlers = components.messageListeners(settings.name());
-        RpmaEndpointSettings.Messages messages = settings.messages();
-        boolean dataPath = !messageHandlers.isEmpty();
-        RpmaQueueSizes needed = dataPath ? RpmaQueueSizes.of(messages) : RpmaQueueSizes.NONE;
-        RpmaEndpoint endpoint;
-        try {
-            endpoint = peer.listen(settings.address(), settings.port());
-        }
-        catch (RpmaException ex) {
-            throw new RpmaListenException(settings.name(), settings.address(), settings.port(), ex);
-        }
-        RpmaConnectionConfig config = null;
-        @Nullable RpmaConnectionConfig[] configs = null;
-        EndpointContext context = null;
-        BufferPool buffers = null;
-        HandlerPool messagePool = null;
-        boolean shares = dataPath && messages.sharesReceives();
-        try {
-            config = components.requestConfig(rpma, settings, needed);
-            // one per loop with a shared receive queue (each names its loop's queue), else just this one
-            configs = new RpmaConnectionConfig[shares ? loops.loops().size() : 1];
-            configs[0] = config;
-            checkQueues(settings, config, needed);
-            if (shares && config.sharedCompletionChannel()) {
-                throw new IllegalArgumentException("The connections of endpoint '" + settings.name() + "' share a"
-                        + " completion channel, which librpma refuses with a shared receive queue (RPMA_E_INVAL at each"
-                        + " request): turn shared-completion-channel off, or shared-receive-slots");
-            }
-            List<String> routes = new ArrayList<>(messageHandlers.keySet());
-            RpmaMessageListener[] handlers = dataPath
-                    ? routes.stream().map(messageHandlers::get).toArray(RpmaMessageListener[]::new) : null;
-            if (dataPath) {
-                int slot = MemoryLockBudget.slotSize(messages);
-                int payloadOffset = (messages.mode() == RpmaWireMode.RAW) ? 0 : FramedWire.HEADER_SIZE;
-                // with a shared receive queue a session's block holds its send slots only
-                buffers = new BufferPool(peer, slot, payloadOffset, shares ? 0 : messages.receiveSlots(),
-                        messages.sendSlots());
-                if (messages.dispatch() == RpmaMessageDispatch.POOL) {
-                    // one task per session at a time: the queue never holds more than the connection limit
-                    messagePool = new HandlerPool("rpma-" + settings.name() + "-messages", messages.dispatchThreads(),
-                            settings.limits().maxConnections(), settings.acceptor().spinLooks(),
-                            settings.acceptor().batchScheduling(), dev.rpma.binding.io.ThreadScheduling::batchCurrentThread);
-                }
-            }
-            if (statistics == null) {
-                statistics = new RpmaEndpointStatistics((error) -> components.observer().error(settings.name(), error));
-            }
-            context = new EndpointContext(settings, statistics, components.observer(),
-                    List.copyOf(components.sessionListeners(settings.name())),
-                    new ConnectionRegistry(settings.limits().maxConnections()), loops, handlers, routes, buffers,
-                    messagePool);
-            if (context.shared != null) {
-                for (int i = 0; i < context.shared.length; i++) {
-                    if (i > 0) {
-                        configs[i] = components.requestConfig(rpma, settings, needed);
-                    }
-                    context.shared[i] = SharedReceives.create(context, loops.loop(i), rpma, peer, configs[i],
-                            messages.sharedReceiveSlots(), messages.maxMessageSize());
-                }
-            }
-            return new RpmaServedEndpoint(context, endpoint, configs, components.handler(settings.name()),
-                    components.admission(settings.name()), this.regions, this.batches, this::deviceLost);
-        }
-        catch (RuntimeException ex) {
-            if (context != null) {
-                context.closeSharedReceives();
-            }
-            if (configs != null) {
-                RpmaServedEndpoint.closeConfigs(configs);
-            }
-            else if (config != null) {
-                config.close();
-            }
-            if (buffers != null) {
-                buffers.close();
-            }
-            if (messagePool != null) {
-                messagePool.shutdown();
-            }
-            endpoint.close();
-            throw ex;
-        }
-    }
-
-    private static void checkQueues(RpmaEndpointSettings settings, @Nullable RpmaConnectionConfig config,
-            RpmaQueueSizes needed) {
-        if (!needed.isNeeded()) {
-            return;
-        }
-        if (config == null) {
-            throw new IllegalArgumentException("Endpoint '" + settings.name() + "' has message handlers, so its"
-                    + " connections need queues of at least " + needed + "; the request configuration is missing");
-        }
-        if (config.cqSize() < needed.cq() || config.sqSize() < needed.sq() || config.rqSize() < needed.rq()) {
-            throw new IllegalArgumentException("The connections of endpoint '" + settings.name() + "' have queues cq "
-                    + config.cqSize() + ", sq " + config.sqSize() + ", rq " + config.rqSize() + ", but its "
-                    + settings.messages().receiveSlots() + " receive and " + settings.messages().sendSlots()
-                    + " send slots need cq >= " + needed.cq() + ", sq >= " + needed.sq() + ", rq >= " + needed.rq());
-        }
-        if (config.rcqSize() > 0) {
-            throw new IllegalArgumentException("The connections of endpoint '" + settings.name() + "' have a receive"
-                    + " completion queue (rcq size " + config.rcqSize() + "), but the data path takes every completion"
-                    + " from the main queue: leave the rcq size at 0");
-        }
-    }
 
     /** The endpoints by name, in configuration order; empty until the server listens. */
     public Map<String, RpmaServedEndpoint> endpoints() {
@@ -587,9 +478,8 @@ public final class RpmaServer {
             if (this.stopping || this.recoveries.containsKey(peerKey)) {
                 return;
             }
-            Throwable failure = endpoint.failure();
-            RpmaDeviceLostException loss = (failure instanceof RpmaDeviceLostException lost) ? lost
-                    : new RpmaDeviceLostException(endpoint.settings().address(), (RpmaException) failure.getCause());
+            // told by its acceptor once it failed with the loss
+            RpmaDeviceLostException loss = (RpmaDeviceLostException) endpoint.failure();
             Thread thread = new Thread(new DeviceRecovery(this, peerKey, endpoint.settings().address(), loss),
                     "rpma-device-" + endpoint.settings().address());
             thread.setDaemon(true);
@@ -653,7 +543,7 @@ public final class RpmaServer {
         try {
             this.regions.registerOn(peerKey, peer);
             for (RpmaServedEndpoint old : lost) {
-                created.add(endpoint(old.settings(), peer, old.statistics()));
+                created.add(this.endpointFactory.create(old.settings(), peer, old.statistics()));
             }
             synchronized (this.lifecycle) {
                 if (!this.stopping) {
