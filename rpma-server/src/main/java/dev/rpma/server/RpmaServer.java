@@ -551,6 +551,8 @@ public final class RpmaServer {
                     Map<String, RpmaServedEndpoint> replaced = new LinkedHashMap<>(this.endpoints);
                     created.forEach((endpoint) -> replaced.put(endpoint.name(), endpoint));
                     this.endpoints = Collections.unmodifiableMap(replaced);
+                    // from here on a loss of the device is a new one, with a recovery of its own
+                    this.recoveries.remove(peerKey, Thread.currentThread());
                     for (RpmaServedEndpoint endpoint : created) {
                         this.components.observer().endpointCreated(endpoint);
                         endpoint.statistics().recordRecovery();
@@ -570,11 +572,11 @@ public final class RpmaServer {
         }
     }
 
-    /** The recovery of {@code peerKey} ended. */
+    /** The recovery of {@code peerKey} on this thread ended. */
     void recoveryEnded(String peerKey) {
         synchronized (this.lifecycle) {
             if (!this.stopping) {
-                this.recoveries.remove(peerKey);
+                this.recoveries.remove(peerKey, Thread.currentThread());
             }
         }
     }

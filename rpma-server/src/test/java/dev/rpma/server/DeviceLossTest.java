@@ -8,6 +8,7 @@ import java.time.Duration;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
+import dev.rpma.binding.Errno;
 import dev.rpma.binding.RpmaError;
 import dev.rpma.binding.internal.NativeMemory;
 import dev.rpma.binding.testing.FakeConnection;
@@ -95,6 +96,25 @@ class DeviceLossTest {
     }
 
     @Test
+    void aDeviceLostAgainAfterItCameBackIsRecoveredAgain() {
+        this.harness.deviceRecovery = Duration.ofMillis(20);
+        serveWithRegionAndSecondEndpoint();
+        for (int loss = 1; loss <= 2; loss++) {
+            this.harness.fake.removeDevice(ServerHarness.ADDRESS);
+            awaitReleased();
+            this.harness.fake.restoreDevice(ServerHarness.ADDRESS);
+            int recovered = loss;
+            this.harness.await("recovery " + loss, () -> this.harness.served().state() == RpmaEndpointState.RUNNING
+                    && this.harness.statistics().recoveries() == recovered);
+        }
+        assertThat(this.harness.statistics().deviceLosses()).isEqualTo(2);
+        this.harness.endpoint = this.harness.fake.endpointAt(ServerHarness.ADDRESS, ServerHarness.PORT);
+        FakeConnection client = this.harness.connectOne();
+        client.deliver(u64(1));
+        this.harness.await("the reply after two losses", () -> client.sent().size() == 1);
+    }
+
+    @Test
     void sharedReceiveQueuesAreDeletedWhileTheirLoopGoesOn() {
         this.harness.deviceRecovery = Duration.ZERO;
         this.harness.messages = this.harness.messages.withSharedReceiveSlots(8);
@@ -140,6 +160,20 @@ class DeviceLossTest {
         int lookups = this.harness.fake.calls("rpma_utils_get_ibv_context");
         this.harness.endpoint.failEveryLook(RpmaError.INVAL.code(), 0);
         this.harness.await("the device asked about",
+                () -> this.harness.fake.calls("rpma_utils_get_ibv_context") > lookups);
+        this.harness.endpoint.stopFailing();
+        this.harness.connectOne();
+        assertThat(this.harness.served().state()).isEqualTo(RpmaEndpointState.RUNNING);
+        assertThat(this.harness.statistics().deviceLosses()).isZero();
+    }
+
+    @Test
+    void anUnknownAnswerAboutTheDeviceIsNoLoss() {
+        serveWithRegionAndSecondEndpoint();
+        int lookups = this.harness.fake.calls("rpma_utils_get_ibv_context");
+        this.harness.fake.failNext("rpma_utils_get_ibv_context", RpmaError.PROVIDER.code(), Errno.EIO);
+        this.harness.endpoint.failEveryLook(RpmaError.INVAL.code(), 0);
+        this.harness.await("the device asked about, in vain",
                 () -> this.harness.fake.calls("rpma_utils_get_ibv_context") > lookups);
         this.harness.endpoint.stopFailing();
         this.harness.connectOne();
