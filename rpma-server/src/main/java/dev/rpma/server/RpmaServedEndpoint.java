@@ -104,6 +104,14 @@ public final class RpmaServedEndpoint {
         return (failure != null) ? failure : this.deviceLoss;
     }
 
+    /**
+     * What is wrong with the network link of its address (the interface is down, or the address is
+     * gone), or {@code null} when the link is up: asked anew each time, for health checks.
+     */
+    public @Nullable String linkProblem() {
+        return NetworkLink.problem(this.context.settings.address());
+    }
+
     /** Whether its device was found gone; its server may listen anew once the device is back. */
     public boolean isDeviceLost() {
         return this.deviceLoss != null;

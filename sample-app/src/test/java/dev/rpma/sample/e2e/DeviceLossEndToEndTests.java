@@ -8,9 +8,12 @@ import java.util.concurrent.TimeUnit;
 
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.MethodOrderer;
+import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
+import org.junit.jupiter.api.TestMethodOrder;
 import org.junit.jupiter.api.Timeout;
 import tools.jackson.databind.JsonNode;
 
@@ -19,15 +22,23 @@ import dev.rpma.sampleclient.protocol.ExampleProtocols;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * The sample app's RDMA device removed while it serves, then added again: the veth topology's server
- * device {@code rxeB} deleted with {@code rdma link delete} while silent clients (on {@code rxeA}) hold
- * connections. Not the same-IP device: the clients' own contexts on it would hold its removal too. The deletion must finish (the kernel waits until every process released what it had on
- * the device), health must go DOWN with the cause and the sessions be counted lost; once the device is
- * added again, the app must listen anew by itself, report UP, and serve the C clients of librpma's
- * examples, the read example's region included.
+ * The sample app's network link and RDMA device taken away while it serves, then given back. Its hello
+ * endpoint listens on the same-IP address (198.18.0.1, {@code rxe0} on the dummy {@code rxenet0}), the
+ * others on the veth topology's server address (198.18.3.2, {@code rxeB} on {@code vethB}).
+ * <ul>
+ * <li>{@code rxenet0} set down: the hello endpoint's health goes DOWN, naming the interface, while the
+ * others stay UP; set up again, it is UP and serves.</li>
+ * <li>{@code rxeB} deleted with {@code rdma link delete} while silent clients (on {@code rxeA}) hold
+ * connections. The deletion must finish (the kernel waits until every process released what it had
+ * on the device), the endpoints on it must go DOWN with the cause and their sessions be counted
+ * lost; once the device is added again, the app must listen anew by itself, report UP, and serve the
+ * C clients of librpma's examples, the read example's region included. Not the same-IP device: the
+ * clients' own contexts on it would hold its removal too.</li>
+ * </ul>
  */
 @Tag("rdma")
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
+@TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 @Timeout(value = 8, unit = TimeUnit.MINUTES)
 class DeviceLossEndToEndTests {
 
@@ -42,19 +53,31 @@ class DeviceLossEndToEndTests {
 
     static final int HELD = 3;
 
+    static final String LINK = "rxenet0";
+
+    /** The endpoints on {@link #DEVICE}: all but the hello endpoint. */
+    static final List<String> ON_DEVICE = List.of("read", "pingpong");
+
     private E2eEnvironment environment;
 
     private SampleAppProcess app;
 
     private String address;
 
+    private String helloAddress;
+
     @BeforeAll
     void startTheApp() throws Exception {
         this.environment = E2eEnvironment.get();
         this.address = E2eEnvironment.address(E2eEnvironment.SERVER_IP);
+        this.helloAddress = E2eEnvironment.address(E2eEnvironment.SAME_IP);
+        List<String> args = new java.util.ArrayList<>(List.of("--rpma.server.address=" + this.helloAddress,
+                "--rpma.server.shutdown.grace-period=2s", "--rpma.server.device-recovery.max-interval=1s"));
+        for (String endpoint : List.of("read", "pingpong", "write", "flush", "gpspm", "echo")) {
+            args.add("--rpma.server.endpoints." + endpoint + ".address=" + this.address);
+        }
         this.app = SampleAppProcess.start(this.environment, "sample-app-device-loss", Duration.ofMinutes(5),
-                "--rpma.server.address=" + this.address, "--rpma.server.shutdown.grace-period=2s",
-                "--rpma.server.device-recovery.max-interval=1s");
+                args.toArray(String[]::new));
     }
 
     @AfterAll
@@ -65,7 +88,8 @@ class DeviceLossEndToEndTests {
             }
         }
         finally {
-            // the tests after this class need the device whatever happened here
+            // the tests after this class need the link and the device whatever happened here
+            run("ip", "link", "set", LINK, "up");
             if (!rdma("link", "show").contains(DEVICE + "/")) {
                 rdma("link", "add", DEVICE, "type", "rxe", "netdev", NETDEV);
             }
@@ -73,6 +97,34 @@ class DeviceLossEndToEndTests {
     }
 
     @Test
+    @Order(1)
+    void anEndpointWhoseLinkIsDownIsReportedDownNamingTheInterfaceAndServesOnceItIsUp() throws Exception {
+        assertServed("before the link went down", "hello_client", this.helloAddress, ExampleProtocols.HELLO_PORT);
+        run("ip", "link", "set", LINK, "down");
+        try {
+            JsonNode down = awaitHealth("DOWN");
+            JsonNode hello = down.path("components").path("rpma").path("components").path("default");
+            assertThat(hello.path("status").asString()).isEqualTo("DOWN");
+            assertThat(hello.path("details").path("link").asString()).as("health of default")
+                .contains("network interface " + LINK + " of " + this.helloAddress + " is down");
+            for (String endpoint : ON_DEVICE) {
+                assertThat(down.path("components").path("rpma").path("components").path(endpoint).path("status")
+                    .asString()).as("health of " + endpoint + ", on another link").isEqualTo("UP");
+            }
+        }
+        finally {
+            run("ip", "link", "set", LINK, "up");
+        }
+        long up = System.nanoTime();
+        awaitHealth("UP");
+        long upMillis = (System.nanoTime() - up) / 1_000_000;
+        assertServed("after the link came up", "hello_client", this.helloAddress, ExampleProtocols.HELLO_PORT);
+        this.environment.record("device-loss", String.format("'ip link set %s down': the hello endpoint's health DOWN"
+                + " naming the interface, the others UP; set up again, UP in %d ms and served", LINK, upMillis));
+    }
+
+    @Test
+    @Order(2)
     void aRemovedDeviceIsReleasedReportedDownAndServedAgainOnceItIsBack() throws Exception {
         assertServed("before");
         CClient holder = CClient.start(this.environment, "conn_holder", "device-loss-holder", this.address,
@@ -93,7 +145,9 @@ class DeviceLossEndToEndTests {
             .isZero();
 
         JsonNode down = awaitHealth("DOWN");
-        for (String endpoint : Expected.ENDPOINTS) {
+        assertThat(down.path("components").path("rpma").path("components").path("default").path("status").asString())
+            .as("the hello endpoint, on another device").isEqualTo("UP");
+        for (String endpoint : ON_DEVICE) {
             JsonNode health = down.path("components").path("rpma").path("components").path(endpoint);
             assertThat(health.path("status").asString()).as("health of " + endpoint).isEqualTo("DOWN");
             assertThat(health.path("details").path("error").asString()).as("health of " + endpoint)
@@ -111,7 +165,9 @@ class DeviceLossEndToEndTests {
         assertServed("after");
 
         Prometheus metrics = this.app.prometheus();
-        for (String endpoint : Expected.ENDPOINTS) {
+        assertThat(metrics.value("rpma_device_events_total", "endpoint", "default", "event", "lost"))
+            .as("the hello endpoint's device losses").isZero();
+        for (String endpoint : ON_DEVICE) {
             assertThat(metrics.value("rpma_device_events_total", "endpoint", endpoint, "event", "lost"))
                 .as(endpoint + " device losses").isEqualTo(1.0);
             assertThat(metrics.value("rpma_device_events_total", "endpoint", endpoint, "event", "recovered"))
@@ -125,20 +181,19 @@ class DeviceLossEndToEndTests {
     }
 
     private void assertServed(String when) throws Exception {
-        List<String[]> clients = List.of(
-                new String[] { "hello_client", String.valueOf(ExampleProtocols.HELLO_PORT) },
-                new String[] { "read_client", String.valueOf(ExampleProtocols.READ_PORT) },
-                new String[] { "pingpong_client", String.valueOf(ExampleProtocols.PING_PONG_PORT), "1000", "5" });
-        for (String[] client : clients) {
-            String[] args = new String[client.length + 2];
-            args[0] = this.address;
-            System.arraycopy(client, 1, args, 1, client.length - 1);
-            args[client.length] = "--timeout";
-            args[client.length + 1] = "60";
-            CClient.Result result = CClient.run(this.environment, client[0], client[0] + "-" + when + "-device-loss",
-                    CLIENT_TIMEOUT, args);
-            assertThat(result.exitCode()).as(when + " the device loss: " + result).isZero();
-        }
+        assertServed(when + " the device loss", "hello_client", this.helloAddress, ExampleProtocols.HELLO_PORT);
+        assertServed(when + " the device loss", "read_client", this.address, ExampleProtocols.READ_PORT);
+        assertServed(when + " the device loss", "pingpong_client", this.address, ExampleProtocols.PING_PONG_PORT,
+                "1000", "5");
+    }
+
+    private void assertServed(String when, String client, String address, int port, String... more) throws Exception {
+        List<String> args = new java.util.ArrayList<>(List.of(address, String.valueOf(port)));
+        args.addAll(List.of(more));
+        args.addAll(List.of("--timeout", "60"));
+        CClient.Result result = CClient.run(this.environment, client,
+                client + "-" + when.replace(' ', '-') + "-device-loss", CLIENT_TIMEOUT, args.toArray(String[]::new));
+        assertThat(result.exitCode()).as(when + ": " + result).isZero();
     }
 
     private void awaitActive(int count) throws Exception {
@@ -169,7 +224,13 @@ class DeviceLossEndToEndTests {
     }
 
     private static String rdma(String... args) throws IOException, InterruptedException {
-        List<String> command = new java.util.ArrayList<>(List.of("timeout", "30", "rdma"));
+        List<String> command = new java.util.ArrayList<>(List.of("rdma"));
+        command.addAll(List.of(args));
+        return run(command.toArray(String[]::new));
+    }
+
+    private static String run(String... args) throws IOException, InterruptedException {
+        List<String> command = new java.util.ArrayList<>(List.of("timeout", "30"));
         command.addAll(List.of(args));
         Process process = new ProcessBuilder(command).redirectErrorStream(true).start();
         String output = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);

@@ -13,7 +13,9 @@ import dev.rpma.server.RpmaServer;
  * (it turns every client away), before it listens and starts accepting, and from the moment it is
  * stopping; {@code DOWN} with the cause once the endpoint or its acceptor failed, and while it is
  * degraded (short of resources for new connections: it takes none, and is {@code UP} again once it
- * does). Details: address, port, state, request queue depth and capacity, active sessions.
+ * does), or while the network link of its address is down (no client reaches it then, though librpma
+ * reports nothing: the detail {@code link} says why). Details: address, port, state, request queue
+ * depth and capacity, active sessions.
  */
 public class RpmaEndpointHealthIndicator implements HealthIndicator {
 
@@ -36,7 +38,9 @@ public class RpmaEndpointHealthIndicator implements HealthIndicator {
                 .build();
         }
         RpmaEndpointState state = endpoint.state();
-        Health.Builder builder = switch (state) {
+        String link = (state == RpmaEndpointState.RUNNING || state == RpmaEndpointState.DEGRADED
+                || state == RpmaEndpointState.PAUSED) ? endpoint.linkProblem() : null;
+        Health.Builder builder = (link != null) ? Health.down().withDetail("link", link) : switch (state) {
             case RUNNING -> Health.up();
             // it listens but turns every client away: readiness probes must send traffic elsewhere
             case PAUSED -> Health.outOfService();
