@@ -17,8 +17,13 @@ import dev.rpma.server.loop.RpmaEventLoop;
 /**
  * One endpoint a server serves: its acceptor (on an event loop of its own, the owner of the librpma
  * endpoint), its handler threads, its sessions (on the server's data-path loops), its buffers and its
- * counters. Created listening but not accepting by {@link RpmaServer#listen}; started and stopped
- * by its server.
+ * counters. Created listening but not accepting by {@link RpmaServer#listen} (and again, as a new
+ * object with the same counters, once a lost device is back); started and stopped by its server, or
+ * given up ({@link #abandon}) when its device is lost.
+ *
+ * <p>A little over 400 lines: its view for users (state, failure, queue, sessions, pause) and its
+ * three ends (stop, release of an unstarted one, abandon after a device loss) share its parts, and
+ * the ends' order of release is easier to check side by side.
  */
 public final class RpmaServedEndpoint {
 
