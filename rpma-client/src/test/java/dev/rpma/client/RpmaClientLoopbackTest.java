@@ -441,6 +441,10 @@ class RpmaClientLoopbackTest {
                     return message;
                 }));
         RpmaClient client = builder().poolSize(2).build();
+        // a connection still connecting is deleted at once, and its session then ends by a flushed receive
+        // or by CLOSED, whichever the server's loop sees first: this test is about established ones
+        server.await("both established",
+                () -> client.connectionStates().get(RpmaClientConnectionState.ESTABLISHED) == 2);
         CompletableFuture<byte[]> pending = client.request("hold", new byte[1]);
         server.await("the request held by its handler", () -> server.statistics().messagesReceived() >= 1);
         client.close();
