@@ -204,7 +204,8 @@ public final class RpmaServer {
                 }
                 this.regions.register(this.rpma, this.settings.endpoints(), this.peers);
                 for (RpmaEndpointSettings endpoint : this.settings.endpoints()) {
-                    created.put(endpoint.name(), this.endpointFactory.create(endpoint, this.peers.get(endpoint.peerKey()), null));
+                    created.put(endpoint.name(),
+                            this.endpointFactory.create(endpoint, this.peers.get(endpoint.peerKey()), null));
                 }
             }
             catch (RuntimeException ex) {
