@@ -22,11 +22,11 @@ import dev.rpma.binding.testing.FakeRequest;
  */
 class DeviceRemovalTest {
 
-    private static final String ADDRESS = "198.18.0.1";
+    private static final String ADDRESS = FakeRig.ADDRESS;
 
     private static final String OTHER_ADDRESS = "198.18.0.2";
 
-    private static final int PORT = 7204;
+    private static final int PORT = FakeRig.PORT;
 
     private final FakeLibRpma fake = new FakeLibRpma();
 

@@ -321,7 +321,6 @@ final class Acceptor implements RpmaEventLoop.IoHandler {
         if (kind == RpmaFailureKind.INVALID) {
             // librpma reports a device removal only this way: the device itself tells the two apart
             if (isDeviceGone()) {
-                this.context.statistics.recordDeviceLoss();
                 fail(new RpmaDeviceLostException(this.endpoint.address(), ex));
                 this.onDeviceLost.run();
                 return;

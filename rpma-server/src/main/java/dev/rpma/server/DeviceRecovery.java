@@ -38,10 +38,10 @@ final class DeviceRecovery implements Runnable {
 
     private final RpmaDeviceLostException loss;
 
-    DeviceRecovery(RpmaServer server, String peerKey, String address, RpmaDeviceLostException loss) {
+    DeviceRecovery(RpmaServer server, String peerKey, RpmaDeviceLostException loss) {
         this.server = server;
         this.peerKey = peerKey;
-        this.address = address;
+        this.address = loss.address();
         this.loss = loss;
     }
 

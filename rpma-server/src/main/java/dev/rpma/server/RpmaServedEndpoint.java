@@ -52,14 +52,11 @@ public final class RpmaServedEndpoint {
     /** Set when its device is gone, whether its acceptor or another endpoint of its peer found out. */
     private volatile @Nullable RpmaDeviceLostException deviceLoss;
 
-    private final java.util.function.Consumer<RpmaServedEndpoint> deviceLossListener;
-
     private boolean released;
 
     RpmaServedEndpoint(EndpointContext context, RpmaEndpoint endpoint, @Nullable RpmaConnectionConfig[] requestConfigs,
             RpmaRequestHandler handler, @Nullable RpmaAdmission admission, RpmaRegions regions,
             dev.rpma.binding.RpmaCompletions[] batches, java.util.function.Consumer<RpmaServedEndpoint> deviceLossListener) {
-        this.deviceLossListener = deviceLossListener;
         this.context = context;
         this.endpoint = endpoint;
         this.requestConfigs = requestConfigs;
@@ -71,7 +68,7 @@ public final class RpmaServedEndpoint {
                         dev.rpma.binding.io.ThreadScheduling::batchCurrentThread);
         this.admission = admission;
         this.acceptor = new Acceptor(context, endpoint, requestConfigs, handler, admission, this.acceptorLoop,
-                this.handlerPool, regions, batches, () -> this.deviceLossListener.accept(this));
+                this.handlerPool, regions, batches, () -> deviceLossListener.accept(this));
     }
 
     public String name() {
@@ -235,6 +232,11 @@ public final class RpmaServedEndpoint {
                 this.state = RpmaEndpointState.STOPPING;
             }
         }
+        stopAcceptor();
+    }
+
+    /** Has the acceptor stop on its own thread, or counts it stopped when its loop runs no more. */
+    private void stopAcceptor() {
         if (!this.acceptorLoop.tryExecute(() -> {
             this.acceptor.stop();
             this.acceptorStopped.countDown();
@@ -277,17 +279,10 @@ public final class RpmaServedEndpoint {
      * @return whether everything was released (else its peer must stay open, and the device's removal waits)
      */
     boolean abandon(RpmaDeviceLostException loss, long deadline) throws InterruptedException {
-        synchronized (this) {
-            if (this.deviceLoss == null) {
-                this.deviceLoss = loss;
-            }
-        }
-        if (!this.acceptorLoop.tryExecute(() -> {
-            this.acceptor.stop();
-            this.acceptorStopped.countDown();
-        })) {
-            this.acceptorStopped.countDown();
-        }
+        // once per endpoint object: one created anew after the device came back is another
+        this.deviceLoss = loss;
+        this.context.statistics.recordDeviceLoss();
+        stopAcceptor();
         this.context.registry.endAll(RpmaSessionEnd.of(RpmaSessionEnd.Reason.LOST, "the RDMA device is gone"));
         boolean acceptorEnded = awaitAcceptingStopped(deadline);
         boolean sessionsGone = this.context.registry.awaitEmpty(Math.max(0, deadline - System.nanoTime()));

@@ -399,7 +399,7 @@ public final class RpmaServer {
     /**
      * Ends the threads of lost devices first, so that the stop alone releases what is left: one that
      * looks for its device stops at once, one that releases the device's objects within the shutdown
-     * timeout (it waits no longer for anything).
+     * timeout (it waits no longer for anything); each is given twice that.
      */
     private void awaitRecoveries() throws InterruptedException {
         List<Thread> threads;
@@ -411,7 +411,8 @@ public final class RpmaServer {
             thread.interrupt();
             TimeUnit.NANOSECONDS.timedJoin(thread, Math.max(1, deadline - System.nanoTime()));
             if (thread.isAlive()) {
-                logger.warn("RDMA server: {} did not end within the shutdown timeout; the stop goes on", thread.getName());
+                logger.warn("RDMA server: {} did not end within twice the shutdown timeout; the stop goes on",
+                        thread.getName());
             }
         }
     }
@@ -481,8 +482,7 @@ public final class RpmaServer {
             }
             // told by its acceptor once it failed with the loss
             RpmaDeviceLostException loss = (RpmaDeviceLostException) endpoint.failure();
-            Thread thread = new Thread(new DeviceRecovery(this, peerKey, endpoint.settings().address(), loss),
-                    "rpma-device-" + endpoint.settings().address());
+            Thread thread = new Thread(new DeviceRecovery(this, peerKey, loss), "rpma-device-" + loss.address());
             thread.setDaemon(true);
             this.recoveries.put(peerKey, thread);
             thread.start();
@@ -576,9 +576,7 @@ public final class RpmaServer {
     /** The recovery of {@code peerKey} on this thread ended. */
     void recoveryEnded(String peerKey) {
         synchronized (this.lifecycle) {
-            if (!this.stopping) {
-                this.recoveries.remove(peerKey, Thread.currentThread());
-            }
+            this.recoveries.remove(peerKey, Thread.currentThread());
         }
     }
 

@@ -1,6 +1,5 @@
 package dev.rpma.sample.e2e;
 
-import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
@@ -223,20 +222,16 @@ class DeviceLossEndToEndTests {
         throw new AssertionError("health is not " + status + ": " + health + "\n" + this.app.logTail(40));
     }
 
-    private static String rdma(String... args) throws IOException, InterruptedException {
+    private static String rdma(String... args) {
         List<String> command = new java.util.ArrayList<>(List.of("rdma"));
         command.addAll(List.of(args));
         return run(command.toArray(String[]::new));
     }
 
-    private static String run(String... args) throws IOException, InterruptedException {
+    /** Bounded: a device removal that waits for a process also holds the next rdma command. */
+    private static String run(String... args) {
         List<String> command = new java.util.ArrayList<>(List.of("timeout", "30"));
         command.addAll(List.of(args));
-        Process process = new ProcessBuilder(command).redirectErrorStream(true).start();
-        String output = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-        if (process.waitFor() != 0) {
-            throw new IllegalStateException(command + " failed: " + output);
-        }
-        return output;
+        return RdmaResources.run(command.toArray(String[]::new));
     }
 }

@@ -89,7 +89,8 @@ record RdmaResources(Map<String, Long> counts, long ownContexts) {
         return delta;
     }
 
-    private static String run(String... command) {
+    /** Runs an iproute2 command ({@code rdma}, {@code ip}) to its end; its output, or an exception saying why not. */
+    static String run(String... command) {
         try {
             Process process = new ProcessBuilder(command).redirectErrorStream(true).start();
             String output = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
@@ -99,7 +100,7 @@ record RdmaResources(Map<String, Long> counts, long ownContexts) {
             return output;
         }
         catch (IOException ex) {
-            throw new IllegalStateException("Cannot run " + String.join(" ", command) + " (iproute2's rdma tool)", ex);
+            throw new IllegalStateException("Cannot run " + String.join(" ", command) + " (iproute2)", ex);
         }
         catch (InterruptedException ex) {
             Thread.currentThread().interrupt();
