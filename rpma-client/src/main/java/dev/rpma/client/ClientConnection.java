@@ -19,6 +19,7 @@ import dev.rpma.binding.RpmaConnectionRequest;
 import dev.rpma.binding.RpmaException;
 import dev.rpma.binding.RpmaMemoryRegion;
 import dev.rpma.binding.RpmaPeer;
+import dev.rpma.binding.RpmaPeerConfig;
 import dev.rpma.binding.RpmaRemoteMemoryRegion;
 import dev.rpma.binding.io.FileDescriptors;
 import dev.rpma.server.RpmaCommonData;
@@ -71,6 +72,9 @@ final class ClientConnection implements RpmaClientConnection, RpmaEventLoop.IoHa
     private volatile @Nullable RpmaCommonData commonData;
 
     private volatile long remoteRegionSize;
+
+    /** The strongest flush the server's peer configuration allows; VISIBILITY without one. */
+    private volatile FlushType flushType = FlushType.VISIBILITY;
 
     // owned by the loop
     private @Nullable ClientSlots slots;
@@ -139,6 +143,11 @@ final class ClientConnection implements RpmaClientConnection, RpmaEventLoop.IoHa
     @Override
     public @Nullable RpmaCommonData commonData() {
         return this.commonData;
+    }
+
+    @Override
+    public FlushType flushType() {
+        return this.flushType;
     }
 
     @Override
@@ -359,6 +368,7 @@ final class ClientConnection implements RpmaClientConnection, RpmaEventLoop.IoHa
                 RpmaRemoteMemoryRegion region = this.client.rpma().remoteMemoryRegion(common.memoryRegionDescriptor());
                 this.remote = region;
                 this.remoteRegionSize = region.size();
+                this.flushType = applyPeerConfig(current, common);
             }
             ClientDataPath path = this.data;
             if (path != null) {
@@ -380,6 +390,22 @@ final class ClientConnection implements RpmaClientConnection, RpmaEventLoop.IoHa
         }
         catch (RuntimeException ex) {
             logger.warn("The connection listener of RPMA client '{}' failed", this.settings.name(), ex);
+        }
+    }
+
+    /**
+     * Applies the peer configuration the accept carries after the region's descriptor, as librpma's
+     * example 05 client does, so that a persistent flush is allowed where the server declares direct
+     * write to persistent memory; that flush is then the one to use.
+     */
+    private FlushType applyPeerConfig(RpmaConnection current, RpmaCommonData common) {
+        byte[] descriptor = common.peerConfigDescriptor();
+        if (descriptor.length == 0) {
+            return FlushType.VISIBILITY;
+        }
+        try (RpmaPeerConfig config = this.client.rpma().peerConfigFromDescriptor(descriptor)) {
+            current.applyRemotePeerConfig(config);
+            return config.directWriteToPmem() ? FlushType.PERSISTENT : FlushType.VISIBILITY;
         }
     }
 
@@ -648,6 +674,7 @@ final class ClientConnection implements RpmaClientConnection, RpmaEventLoop.IoHa
         this.privateData = new byte[0];
         this.commonData = null;
         this.remoteRegionSize = 0;
+        this.flushType = FlushType.VISIBILITY;
     }
 
     /**

@@ -8,6 +8,7 @@ import java.util.List;
 import org.jspecify.annotations.Nullable;
 
 import dev.rpma.binding.CompletionMode;
+import dev.rpma.binding.CompletionStatus;
 import dev.rpma.binding.RpmaCompletionQueue;
 import dev.rpma.binding.RpmaCompletions;
 import dev.rpma.binding.RpmaConnection;
@@ -35,9 +36,6 @@ final class ClientDataPath implements RpmaEventLoop.BusyPoller, RpmaEventLoop.Io
     static final long SEND = 1L << 32;
 
     static final long ONE_SIDED = 1L << 33;
-
-    /** {@code IBV_WC_WR_FLUSH_ERR}: the queue pair went to the error state. */
-    private static final int STATUS_WR_FLUSH_ERR = 5;
 
     private static final int BATCHES_PER_TURN = 4;
 
@@ -346,8 +344,8 @@ final class ClientDataPath implements RpmaEventLoop.BusyPoller, RpmaEventLoop.Io
     }
 
     private void failed(String what, int status) {
-        String why = (status == STATUS_WR_FLUSH_ERR) ? what + " was flushed (IBV_WC_WR_FLUSH_ERR): the queue pair failed"
-                : what + " completed with ibv_wc_status " + status;
+        String why = (status == CompletionStatus.WR_FLUSH_ERR) ? what + " was flushed (IBV_WC_WR_FLUSH_ERR): the queue pair failed"
+                : what + " completed with " + CompletionStatus.describe(status);
         this.owner.dataPathFailed(why, null);
     }
 
@@ -363,11 +361,23 @@ final class ClientDataPath implements RpmaEventLoop.BusyPoller, RpmaEventLoop.Io
             return;
         }
         RpmaClientException failure = new RpmaConnectionLostException(this.settings.server(), operation.kind.function
-                + " completed with ibv_wc_status " + status, null);
+                + " completed with " + CompletionStatus.describe(status) + whyItFailed(status), null);
         this.owner.operationDone(operation, failure);
-        if (status == STATUS_WR_FLUSH_ERR) {
+        if (status == CompletionStatus.WR_FLUSH_ERR) {
             this.owner.dataPathFailed(operation.kind.function + " was flushed (IBV_WC_WR_FLUSH_ERR)", null);
         }
+    }
+
+    /** What a one-sided operation's error status says of the operation; the queue pair is in error after any. */
+    private static String whyItFailed(int status) {
+        return switch (status) {
+            case CompletionStatus.REM_ACCESS_ERR -> ": the server's region does not allow this operation (its usage"
+                    + " lacks it) or the range lies outside the region";
+            case CompletionStatus.LOC_PROT_ERR -> ": the local region is not registered with the client's peer for"
+                    + " this operation";
+            case CompletionStatus.RETRY_EXC_ERR -> ": the server did not answer (it or its link is gone)";
+            default -> "";
+        };
     }
 
     private void received(int slot, int length) {

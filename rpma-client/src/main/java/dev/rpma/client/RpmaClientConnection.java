@@ -51,6 +51,15 @@ public interface RpmaClientConnection {
     /** Writes 8 bytes atomically, little-endian, at {@code remoteOffset} ({@code rpma_atomic_write}). */
     CompletableFuture<Void> atomicWrite(long remoteOffset, long value);
 
+    /**
+     * The flush that makes a write durable on the server: {@link FlushType#PERSISTENT} when the accept's
+     * {@code common_data} carries a peer configuration declaring direct write to persistent memory (the
+     * client applied it to the connection, {@code rpma_conn_apply_remote_peer_cfg}), else
+     * {@link FlushType#VISIBILITY}, after which the server makes the data durable itself (librpma's
+     * general-purpose server persistency method).
+     */
+    FlushType flushType();
+
     /** Makes earlier writes of the range visible or persistent ({@code rpma_flush}). */
     CompletableFuture<Void> flush(long remoteOffset, long length, FlushType type);
 }

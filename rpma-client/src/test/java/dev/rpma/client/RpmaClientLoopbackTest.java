@@ -28,6 +28,7 @@ import dev.rpma.binding.RpmaMemoryRegion;
 import dev.rpma.binding.RpmaPeer;
 import dev.rpma.binding.testing.FakeConnection;
 import dev.rpma.binding.testing.FakeLibRpma;
+import dev.rpma.server.RpmaCommonData;
 import dev.rpma.server.RpmaEndpointSettings;
 import dev.rpma.server.RpmaIncomingRequest;
 import dev.rpma.server.RpmaMessageDispatch;
@@ -373,10 +374,53 @@ class RpmaClientLoopbackTest {
         RpmaPeer otherPeer = this.server.rpma.openPeer(LoopbackServer.ADDRESS, PeerRole.CLIENT);
         try (otherPeer; RpmaMemoryRegion foreign = otherPeer.register(ByteBuffer.allocateDirect(64), MemoryUsage.READ_DST)) {
             assertThatThrownBy(() -> client.connection().read(foreign, 0, 0, 8).get(10, TimeUnit.SECONDS)).cause()
-                .isInstanceOf(RpmaClientException.class);
+                .isInstanceOf(RpmaConnectionLostException.class)
+                .hasMessageContaining("rpma_read completed with IBV_WC_LOC_PROT_ERR (4): the local region is not registered"
+                        + " with the client's peer");
             this.server.await("the connection ended",
                     () -> client.connectionStates().get(RpmaClientConnectionState.ESTABLISHED) == 0);
         }
+    }
+
+    @Test
+    void theFlushTypeFollowsThePeerConfigurationTheAcceptCarries() throws Exception {
+        RpmaRegionDefinition region = new RpmaRegionDefinition("data", ByteBuffer.allocateDirect(64),
+                EnumSet.of(MemoryUsage.WRITE_DST, MemoryUsage.FLUSH_TYPE_VISIBILITY), Set.of());
+        byte[] declaresDirectWrite = { 1 };
+        serve(RpmaEndpointSettings.Messages.DEFAULTS, (request) -> {
+            RpmaCommonData common = request.commonData("data");
+            byte[] peerConfig = new String(request.privateData(), StandardCharsets.US_ASCII).equals("pmem")
+                    ? declaresDirectWrite : new byte[0];
+            request.connect(new RpmaCommonData(common.dataOffset(), common.memoryRegionDescriptor(), peerConfig).encode());
+        }, Map.of(), region);
+        RpmaClient plain = client(builder().name("plain").mode(dev.rpma.server.RpmaWireMode.RAW));
+        RpmaClient pmem = client(builder().name("pmem").mode(dev.rpma.server.RpmaWireMode.RAW)
+            .privateData("pmem".getBytes(StandardCharsets.US_ASCII)));
+        this.server.await("established", () -> plain.connectionStates().get(RpmaClientConnectionState.ESTABLISHED) == 1
+                && pmem.connectionStates().get(RpmaClientConnectionState.ESTABLISHED) == 1);
+        assertThat(plain.connection().flushType()).as("without a peer configuration").isEqualTo(FlushType.VISIBILITY);
+        assertThat(pmem.connection().flushType()).as("direct write to PMem declared and applied")
+            .isEqualTo(FlushType.PERSISTENT);
+        plain.connection().flush(0, 8, plain.connection().flushType()).get(10, TimeUnit.SECONDS);
+    }
+
+    @Test
+    void writingARegionTheServerExposesForReadingFailsWithTheRemoteAccessErrorNamed() throws Exception {
+        ByteBuffer exposed = ByteBuffer.allocateDirect(64);
+        RpmaRegionDefinition region = RpmaRegionDefinition.readOnly("data", exposed);
+        serve(RpmaEndpointSettings.Messages.DEFAULTS, (request) -> request.connect(request.commonData("data").encode()),
+                Map.of(), region);
+        RpmaClient client = client(builder().mode(dev.rpma.server.RpmaWireMode.RAW)
+            .backoff(Duration.ofHours(1), 2.0, Duration.ofHours(1)));
+        this.server.await("established", () -> client.connectionStates().get(RpmaClientConnectionState.ESTABLISHED) == 1);
+        ByteBuffer buffer = ByteBuffer.allocateDirect(8).put(0, bytes("intruder"));
+        try (RpmaMemoryRegion local = client.register(buffer, MemoryUsage.WRITE_SRC)) {
+            assertThatThrownBy(() -> client.connection().write(0, local, 0, 8).get(10, TimeUnit.SECONDS)).cause()
+                .isInstanceOf(RpmaConnectionLostException.class)
+                .hasMessageContaining("rpma_write completed with IBV_WC_REM_ACCESS_ERR (10): the server's region does not"
+                        + " allow this operation");
+        }
+        assertThat(exposed.getLong(0)).as("the region the write was refused").isZero();
     }
 
     @Test
