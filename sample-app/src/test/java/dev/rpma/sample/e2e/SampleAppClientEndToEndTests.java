@@ -255,8 +255,88 @@ abstract class SampleAppClientEndToEndTests {
      * {@link RpmaConnectionLostException}, exchanges being never retried); once the app is back, the
      * pool connects again after its back-off and serves exchanges.
      */
+    /**
+     * One connection writes two alternating 8-byte values with {@code rpma_atomic_write} into the
+     * persistent region while another reads the same 8 bytes with {@code rpma_read}: every read sees the
+     * value before, one of the two whole, never a mix, and the last write is what stays.
+     */
     @Test
     @Order(5)
+    void anAtomicWriteIsSeenWholeByAConcurrentReader() throws Exception {
+        long offset = 128 * 1024;
+        long first = 0x0123456789ABCDEFL;
+        long second = ~first;
+        int rounds = 200;
+        try (RpmaClient writer = builder("atomic", WRITE_PORT).build();
+                RpmaClient reader = builder("atomic-reader", WRITE_PORT).build()) {
+            RpmaClientConnection writing = awaitEstablished(writer, 1);
+            RpmaClientConnection reading = awaitEstablished(reader, 1);
+            long at = writing.commonData().dataOffset() + offset;
+            ByteBuffer before = ByteBuffer.allocateDirect(8).order(ByteOrder.LITTLE_ENDIAN);
+            ByteBuffer seen = ByteBuffer.allocateDirect(8 * rounds).order(ByteOrder.LITTLE_ENDIAN);
+            try (RpmaMemoryRegion start = reader.register(before, MemoryUsage.READ_DST);
+                    RpmaMemoryRegion into = reader.register(seen, MemoryUsage.READ_DST)) {
+                reading.read(start, 0, at, 8).get(ALLOWANCE.toSeconds(), TimeUnit.SECONDS);
+                List<CompletableFuture<Void>> operations = new ArrayList<>();
+                for (int i = 0; i < rounds; i++) {
+                    operations.add(writing.atomicWrite(at, (i % 2 == 0) ? first : second));
+                    operations.add(reading.read(into, 8L * i, at, 8));
+                }
+                CompletableFuture.allOf(operations.toArray(CompletableFuture[]::new))
+                    .get(ALLOWANCE.toSeconds(), TimeUnit.SECONDS);
+                Set<Long> whole = Set.of(before.getLong(0), first, second);
+                int torn = 0;
+                for (int i = 0; i < rounds; i++) {
+                    torn += whole.contains(seen.getLong(8 * i)) ? 0 : 1;
+                }
+                assertThat(torn).as("reads that saw a mix of two atomic writes").isZero();
+                reading.read(start, 0, at, 8).get(ALLOWANCE.toSeconds(), TimeUnit.SECONDS);
+                assertThat(before.getLong(0)).as("the value of the last atomic write").isEqualTo(second);
+            }
+        }
+    }
+
+    /**
+     * Least privilege: the read endpoint's region is exposed {@code read-src} only, so a client's
+     * {@code rpma_write} into it fails with the remote access error named, the region keeps its
+     * greeting, and the app goes on serving the endpoint.
+     */
+    @Test
+    @Order(6)
+    void aWriteTheRegionsUsageDoesNotAllowFailsWithTheRemoteAccessErrorAndTheAppServesOn() throws Exception {
+        byte[] greeting = ExampleProtocols.cString(ExampleProtocols.READ_CONTENT);
+        try (RpmaClient intruder = builder("intruder", ExampleProtocols.READ_PORT)
+            .backoff(Duration.ofMinutes(5), 2.0, Duration.ofMinutes(5))
+            .build()) {
+            RpmaClientConnection connection = awaitEstablished(intruder, 1);
+            ByteBuffer source = ByteBuffer.allocateDirect(8).put(0, "intruder".getBytes(StandardCharsets.US_ASCII));
+            try (RpmaMemoryRegion from = intruder.register(source, MemoryUsage.WRITE_SRC)) {
+                try {
+                    connection.write(connection.commonData().dataOffset(), from, 0, 8)
+                        .get(ALLOWANCE.toSeconds(), TimeUnit.SECONDS);
+                    fail("a write into a read-src region completed");
+                }
+                catch (ExecutionException ex) {
+                    assertThat(ex.getCause()).isInstanceOf(RpmaConnectionLostException.class)
+                        .hasMessageContaining("rpma_write completed with IBV_WC_REM_ACCESS_ERR (10)");
+                }
+            }
+        }
+        try (RpmaClient reader = builder("after-intruder", ExampleProtocols.READ_PORT).build()) {
+            RpmaClientConnection connection = awaitEstablished(reader, 1);
+            ByteBuffer local = ByteBuffer.allocateDirect(64);
+            try (RpmaMemoryRegion destination = reader.register(local, MemoryUsage.READ_DST)) {
+                connection.read(destination, 0, connection.commonData().dataOffset(), greeting.length)
+                    .get(ALLOWANCE.toSeconds(), TimeUnit.SECONDS);
+            }
+            byte[] read = new byte[greeting.length];
+            local.get(0, read);
+            assertThat(read).as("the greeting, after the refused write").isEqualTo(greeting);
+        }
+    }
+
+    @Test
+    @Order(7)
     void killingTheAppMidRunFailsTheFuturesAndThePoolConnectsAgainWhenItIsBack() throws Exception {
         int pool = 2;
         int exchanges = 20_000;
