@@ -72,6 +72,11 @@ C_CLIENTS=$ROOT/sample-app/target/c-clients
 [ -x "$C_CLIENTS/pingpong_client" ] || { echo "run-e2e: no C clients in $C_CLIENTS: run without --no-build" >&2; exit 125; }
 JAR=$(ls "$ROOT"/sample-app/target/sample-app-*.jar 2>/dev/null | grep -v -- '-plain\.jar$' | head -1 || true)
 [ -n "$JAR" ] && [ -f "$CLASSPATH_FILE" ] || { echo "run-e2e: no build found: run without --no-build" >&2; exit 125; }
+# the app and its Java clients start from the extracted jar with a class data sharing archive made here
+# (tools/e2e/prepare-app.sh): under the VM's emulation a start of the runnable jar takes a minute
+APP_JVM_OPTIONS="-XX:TieredStopAtLevel=1 -XX:+UseSerialGC"
+APP_JVM_OPTIONS="$APP_JVM_OPTIONS $(bash tools/e2e/prepare-app.sh "$JAR" "$ROOT/sample-app/target/e2e-app" $APP_JVM_OPTIONS)"
+JAR=$ROOT/sample-app/target/e2e-app/app/$(basename "$JAR")
 
 rm -rf "$REPORTS"
 mkdir -p "$REPORTS"
@@ -109,7 +114,7 @@ tools/rxe-vm/run-java-tests.sh --mode "$MODE" -t "$TIMEOUT" \
   --class-path "$ROOT/sample-app/target/test-classes" --class-path "$ROOT/sample-app/target/classes" \
   --reports-dir "$REPORTS" "${SELECT[@]}" --include-tag rdma "${EXTRA[@]}" \
   -- -Dsample.jar="$JAR" -Dsample.logs="$REPORTS" -Dsample.c-clients="$C_CLIENTS" "${JVM_EXTRA[@]}" "${PROPERTIES[@]}" \
-     "-Dsample.jvm-options=-XX:TieredStopAtLevel=1 -XX:+UseSerialGC"
+     "-Dsample.jvm-options=$APP_JVM_OPTIONS"
 rc=$?
 set -e
 
