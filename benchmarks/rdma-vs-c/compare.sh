@@ -19,15 +19,21 @@
 # RpmaClient, in target/benchmarks.jar) against load_client, both against one C server
 # (client-compare-in-vm.sh, its variables from the environment; client-summarize.sh). Output:
 # target/client-compare-results.txt, target/client-compare-table.md.
+#
+#   benchmarks/rdma-vs-c/compare.sh write [rxe-vm.sh arguments]
+# compares the bandwidth of writes plus flushes instead: rpma-benchmarks' WriteLoadClient against
+# load_client write, both against the sample app's flush endpoint (write-compare-in-vm.sh,
+# write-summarize.sh). Output: target/write-compare-results.txt, target/write-compare-table.md.
 set -euo pipefail
 HERE=$(dirname "$(realpath "$0")")
 ROOT=$(realpath "$HERE/../..")
 # what is compared: the servers (prefix "") or the clients ("client-"): the in-VM script, the
 # summarizer and the output files carry the prefix
 KIND=
-if [ "${1:-}" = client ]; then KIND=client-; shift; fi
+case "${1:-}" in client|write) KIND=$1-; shift;; esac
 MODULE=sample-app
-[ -n "$KIND" ] && MODULE=rpma-benchmarks
+[ "$KIND" = client- ] && MODULE=rpma-benchmarks
+[ "$KIND" = write- ] && MODULE=sample-app,rpma-benchmarks
 if [ "${SKIP_BUILD:-0}" != 1 ]; then
   # tests are compiled but not run: the comparison needs the jar only
   (cd "$ROOT" && mvn -B -q ${MVN_ARGS:-} -DskipTests -pl "$MODULE" -am package)
@@ -38,6 +44,10 @@ RESULTS=$HERE/target/${KIND}compare-results.txt
 rm -f "$RESULTS"
 # the VM reads the host's files as they are: a copy, so that a rebuild during the run cannot change the jar
 if [ -n "$KIND" ]; then
+  if [ "$KIND" = write- ] && [ -z "${SAMPLE_JAR:-}" ]; then
+    cp "$(ls "$ROOT"/sample-app/target/sample-app-*.jar | grep -v -- '-plain\.jar$' | head -1)" "$HERE/target/sample-app.jar"
+    export SAMPLE_JAR=$HERE/target/sample-app.jar
+  fi
   if [ -z "${CLIENT_JAR:-}" ]; then
     cp "$ROOT/rpma-benchmarks/target/benchmarks.jar" "$HERE/target/benchmarks.jar"
     export CLIENT_JAR=$HERE/target/benchmarks.jar

@@ -5,6 +5,8 @@
  *   load_client hello    ADDR PORT [--cycles N] [--concurrency C] [--timeout SEC] [--latency-file F]
  *   load_client pingpong ADDR PORT [--rounds R] [--concurrency C] [--warmup W] [--inflight K]
  *                                  [--timeout SEC] [--latency-file F]
+ *   load_client write    ADDR PORT --size S [--rounds R] [--concurrency C] [--warmup W] [--inflight K]
+ *                                  [--timeout SEC] [--latency-file F]
  *
  * hello:    C threads, each doing N sequential cycles of connect (private data
  *           "Hello server!\0") -> ESTABLISHED -> check the server's private data
@@ -24,6 +26,19 @@
  *           (SQ, RQ >= K; CQ >= 2K). K = 1 is the plain one-at-a-time loop (its round
  *           trip ends when both completions are in).
  *
+ * write:    librpma's example 05 (flush to persistent) as a load: C threads, each with one
+ *           connection (no private data) to a server whose accept carries the examples'
+ *           struct common_data with its region's descriptor and, when pcfg_desc_size > 0, its
+ *           peer configuration's (applied to the connection; the flush type is PERSISTENT when
+ *           it declares direct write to PMem, else VISIBILITY). Each connection keeps K
+ *           operations in flight (--inflight, default 1), each an rpma_write of S bytes
+ *           (completion on error only) followed at once by an rpma_flush of the same range
+ *           (completion always): the responder executes them in order, so the flush's
+ *           completion says the write landed. Chain j of thread i writes at offset
+ *           ((i K + j) S) modulo the region's room for S bytes, from its own S bytes of one
+ *           registered source region. W + R operations per connection, the first W unmeasured;
+ *           each is timed from the write's post to the flush's completion.
+ *
  * --latency-file F appends every measured latency (ns, one per line) to F, so that
  * percentiles can be taken over several runs pooled (compare-in-vm.sh does).
  *
@@ -31,7 +46,9 @@
  * Prints one machine-readable line at the end:
  *   RESULT hello addr=.. concurrency=.. cycles=.. seconds=.. rate=.. p50_ms=.. p99_ms=.. retries=.. errors=..
  *   RESULT pingpong addr=.. concurrency=.. rounds=.. seconds=.. rate=.. p50_us=.. p99_us=.. mean_us=.. min_us=.. max_us=.. retries=.. errors=.. inflight=..
- * (pingpong: rounds = measured messages over all connections, rate = messages per second)
+ *   RESULT write addr=.. concurrency=.. size=.. rounds=.. seconds=.. rate=.. mib_s=.. p50_us=.. p99_us=.. retries=.. errors=.. inflight=.. flush=..
+ * (pingpong: rounds = measured messages over all connections, rate = messages per second;
+ *  write: rounds = measured write+flush operations, rate = operations per second, mib_s = rate x S / 2^20)
  * Exit code 0 only when every cycle/round succeeded and verified.
  *
  * Written against the public API in <librpma.h> (librpma 1.2/1.3). librpma's
@@ -69,7 +86,8 @@ static struct rpma_peer *peer;
 static const char *addr, *port;
 static pthread_mutex_t lib_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_barrier_t start_barrier;
-static long cycles = 50, rounds = 2000, warmup = 0, inflight = 1;
+static long cycles = 50, rounds = 2000, warmup = 0, inflight = 1, size = 0;
+static const char *flush_name = "none";   /* write: the flush type the server's peer configuration chose */
 static struct rpma_conn_cfg *conn_cfg;   /* --inflight > 1: queues sized for it; NULL: defaults */
 
 struct worker {
@@ -554,6 +572,184 @@ out:
 	return NULL;
 }
 
+#define COMMON_DATA_HEADER 4   /* struct common_data: u16 data_offset, u8 mr_desc_size, u8 pcfg_desc_size */
+#define COMMON_DATA_DESCRIPTORS 24
+
+/* one write+flush chain of a write worker */
+struct write_chain {
+	size_t offset;       /* in the server's region, from its start */
+	uint64_t t_posted;   /* when its write was posted */
+	long op;             /* the operation's number on this connection (< warmup: unmeasured) */
+	bool idle;
+};
+
+/* post chain j's next write and flush, if the connection has operations left */
+static int write_post(struct worker *w, struct rpma_conn *conn, struct rpma_mr_remote *dst,
+		struct rpma_mr_local *src, enum rpma_flush_type flush, struct write_chain *ch, long j, long *posted)
+{
+	if (*posted >= warmup + rounds) {
+		ch[j].idle = true;
+		return 0;
+	}
+	ch[j].op = (*posted)++;
+	ch[j].t_posted = now_ns();
+	if (ch[j].op == warmup)
+		w->t_first = ch[j].t_posted;
+	int ret = rpma_write(conn, dst, ch[j].offset, src, (size_t)j * (size_t)size, (size_t)size,
+		RPMA_F_COMPLETION_ON_ERROR, NULL);
+	if (ret) {
+		FAIL(w, "rpma_write", ret);
+		return ret;
+	}
+	ret = rpma_flush(conn, dst, ch[j].offset, (size_t)size, flush, RPMA_F_COMPLETION_ALWAYS,
+		(void *)(uintptr_t)j);
+	if (ret)
+		FAIL(w, "rpma_flush", ret);
+	return ret;
+}
+
+static void *write_worker(void *arg)
+{
+	struct worker *w = arg;
+	const long k = inflight, total = warmup + rounds;
+	struct write_chain *ch = calloc((size_t)k, sizeof(*ch));
+	char *src_buf = NULL;
+	struct rpma_mr_local *src = NULL;
+	struct rpma_mr_remote *dst = NULL;
+	struct rpma_peer_cfg *pcfg = NULL;
+	struct rpma_conn *conn = NULL;
+	struct rpma_cq *cq = NULL;
+	bool closed = false;
+	int ret;
+
+	pthread_barrier_wait(&start_barrier);
+	if (!ch || posix_memalign((void **)&src_buf, 4096, (size_t)k * (size_t)size)) {
+		w->errors++;
+		goto out;
+	}
+	for (size_t i = 0; i < (size_t)k * (size_t)size; i++)
+		src_buf[i] = (char)(w->idx + i);
+	pthread_mutex_lock(&lib_lock);
+	ret = rpma_mr_reg(peer, src_buf, (size_t)k * (size_t)size, RPMA_MR_USAGE_WRITE_SRC, &src);
+	pthread_mutex_unlock(&lib_lock);
+	if (ret) {
+		FAIL(w, "rpma_mr_reg", ret);
+		goto out;
+	}
+	if (!(conn = connect_retrying(w, NULL, NULL, 0)))
+		goto out;
+	struct rpma_conn_private_data pd = { NULL, 0 };
+	if ((ret = rpma_conn_get_private_data(conn, &pd)) || !pd.ptr || pd.len < COMMON_DATA_HEADER) {
+		fprintf(stderr, "load_client[%d]: the server's accept carries no common_data\n", w->idx);
+		w->errors++;
+		goto out;
+	}
+	const uint8_t *p = pd.ptr;
+	uint8_t mr_desc_size = p[2], pcfg_desc_size = p[3];
+	if ((size_t)mr_desc_size + pcfg_desc_size > COMMON_DATA_DESCRIPTORS
+			|| pd.len < COMMON_DATA_HEADER + (size_t)mr_desc_size + pcfg_desc_size) {
+		fprintf(stderr, "load_client[%d]: bad common_data (mr_desc_size %u, pcfg_desc_size %u)\n",
+			w->idx, mr_desc_size, pcfg_desc_size);
+		w->errors++;
+		goto out;
+	}
+	size_t data_offset = (size_t)(p[0] | (p[1] << 8));
+	if ((ret = rpma_mr_remote_from_descriptor(p + COMMON_DATA_HEADER, mr_desc_size, &dst))) {
+		FAIL(w, "rpma_mr_remote_from_descriptor", ret);
+		goto out;
+	}
+	enum rpma_flush_type flush = RPMA_FLUSH_TYPE_VISIBILITY;
+	if (pcfg_desc_size > 0) {
+		bool direct = false;
+		if ((ret = rpma_peer_cfg_from_descriptor(p + COMMON_DATA_HEADER + mr_desc_size, pcfg_desc_size, &pcfg))
+				|| (ret = rpma_peer_cfg_get_direct_write_to_pmem(pcfg, &direct))
+				|| (ret = rpma_conn_apply_remote_peer_cfg(conn, pcfg))) {
+			FAIL(w, "the server's peer configuration", ret);
+			goto out;
+		}
+		if (direct)
+			flush = RPMA_FLUSH_TYPE_PERSISTENT;
+	}
+	flush_name = flush == RPMA_FLUSH_TYPE_PERSISTENT ? "persistent" : "visibility";
+	size_t region = 0;
+	if ((ret = rpma_mr_remote_get_size(dst, &region))) {
+		FAIL(w, "rpma_mr_remote_get_size", ret);
+		goto out;
+	}
+	if (region < data_offset + (size_t)size) {
+		fprintf(stderr, "load_client[%d]: the server's region (%zu bytes from %zu) is smaller than --size %ld\n",
+			w->idx, region - data_offset, data_offset, size);
+		w->errors++;
+		goto out;
+	}
+	size_t room = (region - data_offset) / (size_t)size;   /* whole places for S bytes */
+	if ((ret = rpma_conn_get_cq(conn, &cq))) {
+		FAIL(w, "rpma_conn_get_cq", ret);
+		goto out;
+	}
+	struct pollfd pfd[2];
+	watch_fds(conn, cq, pfd);
+	long posted = 0, completed = 0;
+	for (long j = 0; j < k; j++) {
+		ch[j].offset = data_offset + (((size_t)w->idx * (size_t)k + (size_t)j) % room) * (size_t)size;
+		if (write_post(w, conn, dst, src, flush, ch, j, &posted))
+			goto out;
+	}
+	struct ibv_wc wc[64];
+	while (completed < total) {
+		int got = 0;
+		ret = rpma_cq_get_wc(cq, 64, wc, &got);
+		if (ret == RPMA_E_NO_COMPLETION) {
+			ret = await_cq_or_event(w, conn, cq, pfd);
+			if (ret == CONN_CLOSED) {
+				closed = true;
+				fprintf(stderr, "load_client[%d]: operation %ld: the server closed the connection\n",
+					w->idx, completed);
+				w->errors++;
+			}
+			if (ret)
+				goto out;
+			continue;
+		}
+		if (ret) {
+			FAIL(w, "rpma_cq_get_wc", ret);
+			goto out;
+		}
+		for (int i = 0; i < got; i++) {
+			if (wc[i].status != IBV_WC_SUCCESS) {
+				fprintf(stderr, "load_client[%d]: write or flush completion %s\n", w->idx,
+					ibv_wc_status_str(wc[i].status));
+				w->errors++;
+				goto out;
+			}
+			long j = (long)(uintptr_t)wc[i].wr_id;
+			uint64_t t1 = now_ns();
+			if (ch[j].op >= warmup) {
+				w->lat_ns[w->done++] = t1 - ch[j].t_posted;
+				w->t_last = t1;
+			}
+			completed++;
+			if (write_post(w, conn, dst, src, flush, ch, j, &posted))
+				goto out;
+		}
+	}
+
+out:
+	if (conn)
+		(void) close_conn(w, &conn, closed);
+	if (pcfg)
+		(void) rpma_peer_cfg_delete(&pcfg);
+	if (dst)
+		(void) rpma_mr_remote_delete(&dst);
+	pthread_mutex_lock(&lib_lock);
+	if (src && (ret = rpma_mr_dereg(&src)))
+		FAIL(w, "rpma_mr_dereg", ret);
+	pthread_mutex_unlock(&lib_lock);
+	free(src_buf);
+	free(ch);
+	return NULL;
+}
+
 static int cmp_u64(const void *a, const void *b)
 {
 	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
@@ -585,14 +781,17 @@ static long parse_long(const char *opt, const char *s)
 
 int main(int argc, char **argv)
 {
-	if (argc < 4 || (strcmp(argv[1], "hello") && strcmp(argv[1], "pingpong"))) {
+	if (argc < 4 || (strcmp(argv[1], "hello") && strcmp(argv[1], "pingpong") && strcmp(argv[1], "write"))) {
 		fprintf(stderr, "usage: %s hello ADDR PORT [--cycles N] [--concurrency C] [--timeout SEC] [--latency-file F]\n"
 			"       %s pingpong ADDR PORT [--rounds R] [--concurrency C] [--warmup W] [--inflight K]"
+			" [--timeout SEC] [--latency-file F]\n"
+			"       %s write ADDR PORT --size S [--rounds R] [--concurrency C] [--warmup W] [--inflight K]"
 			" [--timeout SEC] [--latency-file F]\n",
-			argv[0], argv[0]);
+			argv[0], argv[0], argv[0]);
 		return 2;
 	}
 	bool hello = strcmp(argv[1], "hello") == 0;
+	bool write_mode = strcmp(argv[1], "write") == 0;
 	addr = argv[2];
 	port = argv[3];
 	long concurrency = 1, timeout_s = 600;
@@ -610,6 +809,8 @@ int main(int argc, char **argv)
 			warmup = parse_long(argv[i], argv[i + 1]);
 		else if (!strcmp(argv[i], "--inflight"))
 			inflight = parse_long(argv[i], argv[i + 1]);
+		else if (!strcmp(argv[i], "--size"))
+			size = parse_long(argv[i], argv[i + 1]);
 		else if (!strcmp(argv[i], "--concurrency"))
 			concurrency = parse_long(argv[i], argv[i + 1]);
 		else if (!strcmp(argv[i], "--timeout"))
@@ -630,13 +831,20 @@ int main(int argc, char **argv)
 		fprintf(stderr, "load_client: --inflight must be 1..%d\n", MAX_INFLIGHT);
 		return 2;
 	}
+	if (write_mode && (size < 1 || size > (1L << 30))) {
+		fprintf(stderr, "load_client: write needs --size 1..2^30\n");
+		return 2;
+	}
 	if (timeout_s > 0)
 		alarm((unsigned)timeout_s);   /* a hung server must not hang the benchmark */
 
 	raise_fd_limit();
-	if (!hello && inflight > 1) {
-		/* K sends and K receives outstanding, all completing on the main CQ */
-		uint32_t q = inflight > 10 ? (uint32_t)inflight : 10, cq = 2 * q;
+	if (!hello && (inflight > 1 || write_mode)) {
+		/* K sends and K receives outstanding, all completing on the main CQ; write: K writes and
+		 * K flushes outstanding, only the flushes completing */
+		uint32_t q = (uint32_t)(write_mode ? 2 * inflight : inflight), cq;
+		q = q > 10 ? q : 10;
+		cq = 2 * q;
 		int r;
 		if ((r = rpma_conn_cfg_new(&conn_cfg)) || (r = rpma_conn_cfg_set_sq_size(conn_cfg, q)) ||
 				(r = rpma_conn_cfg_set_rq_size(conn_cfg, q)) || (r = rpma_conn_cfg_set_cq_size(conn_cfg, cq))) {
@@ -669,7 +877,8 @@ int main(int argc, char **argv)
 			return 1;
 	}
 	for (long i = 0; i < concurrency; i++) {
-		void *(*fn)(void *) = hello ? hello_worker : inflight > 1 ? pingpong_inflight_worker : pingpong_worker;
+		void *(*fn)(void *) = hello ? hello_worker : write_mode ? write_worker
+			: inflight > 1 ? pingpong_inflight_worker : pingpong_worker;
 		if (pthread_create(&w[i].tid, NULL, fn, &w[i])) {
 			perror("pthread_create");
 			return 1;
@@ -711,6 +920,11 @@ int main(int argc, char **argv)
 			"p99_ms=%.3f mean_ms=%.3f retries=%ld errors=%ld\n",
 			addr, concurrency, done, seconds, rate, percentile(all, n, 50) / 1e6,
 			percentile(all, n, 99) / 1e6, n ? sum / (double)n / 1e6 : 0, retries, errors);
+	else if (write_mode)
+		printf("RESULT write addr=%s concurrency=%ld size=%ld rounds=%ld seconds=%.3f rate=%.1f mib_s=%.1f "
+			"p50_us=%.1f p99_us=%.1f retries=%ld errors=%ld inflight=%ld flush=%s\n",
+			addr, concurrency, size, done, seconds, rate, rate * (double)size / 1048576.0,
+			percentile(all, n, 50) / 1e3, percentile(all, n, 99) / 1e3, retries, errors, inflight, flush_name);
 	else
 		printf("RESULT pingpong addr=%s concurrency=%ld rounds=%ld seconds=%.3f rate=%.1f p50_us=%.1f "
 			"p99_us=%.1f mean_us=%.1f min_us=%.1f max_us=%.1f retries=%ld errors=%ld inflight=%ld\n",

@@ -4,11 +4,8 @@ import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
 import java.io.PrintStream;
-import java.io.PrintWriter;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardOpenOption;
 import java.time.Duration;
 import java.util.Arrays;
 import java.util.List;
@@ -20,6 +17,7 @@ import java.util.function.BiConsumer;
 
 import org.jspecify.annotations.Nullable;
 
+import dev.rpma.benchmarks.client.LoadRuns.Result;
 import dev.rpma.binding.Rpma;
 import dev.rpma.client.RpmaClient;
 import dev.rpma.client.RpmaClientConnectionState;
@@ -82,19 +80,7 @@ public final class PingPongLoadClient {
      * {@code ERROR <why>} for a line that is not a run, until the end of the input.
      */
     static void commands(Rpma rpma, BufferedReader in, PrintStream out) throws IOException {
-        String line;
-        while ((line = in.readLine()) != null) {
-            if (line.isBlank()) {
-                continue;
-            }
-            try {
-                out.println(run(rpma, Options.parse(List.of(line.trim().split("\\s+")))).line());
-            }
-            catch (IllegalArgumentException ex) {
-                out.println("ERROR " + ex.getMessage());
-            }
-            out.flush();
-        }
+        LoadRuns.commands(in, out, (args) -> run(rpma, Options.parse(args)).line());
     }
 
     /** One run against the server at the options' address: connects, sends every message, closes. */
@@ -151,7 +137,7 @@ public final class PingPongLoadClient {
                 throw new IllegalArgumentException("expected pingpong ADDR PORT [options], got " + args);
             }
             String address = args.get(1);
-            int port = (int) number("PORT", args.get(2), 1, 65535);
+            int port = (int) LoadRuns.number("PORT", args.get(2), 1, 65535);
             int rounds = 2000;
             int concurrency = 1;
             int warmup = 0;
@@ -167,14 +153,14 @@ public final class PingPongLoadClient {
                 }
                 String value = args.get(i + 1);
                 switch (option) {
-                    case "--rounds" -> rounds = (int) number(option, value, 0, Integer.MAX_VALUE);
-                    case "--concurrency" -> concurrency = (int) number(option, value, 1, 1024);
-                    case "--warmup" -> warmup = (int) number(option, value, 0, Integer.MAX_VALUE);
-                    case "--inflight" -> inflight = (int) number(option, value, 1, 1024);
-                    case "--timeout" -> timeout = number(option, value, 1, 86400);
+                    case "--rounds" -> rounds = (int) LoadRuns.number(option, value, 0, Integer.MAX_VALUE);
+                    case "--concurrency" -> concurrency = (int) LoadRuns.number(option, value, 1, 1024);
+                    case "--warmup" -> warmup = (int) LoadRuns.number(option, value, 0, Integer.MAX_VALUE);
+                    case "--inflight" -> inflight = (int) LoadRuns.number(option, value, 1, 1024);
+                    case "--timeout" -> timeout = LoadRuns.number(option, value, 1, 86400);
                     case "--latency-file" -> latencyFile = Path.of(value);
-                    case "--event-loops" -> eventLoops = (int) number(option, value, 1, 64);
-                    case "--busy-poll-us" -> busyPoll = number(option, value, 0, 1_000_000);
+                    case "--event-loops" -> eventLoops = (int) LoadRuns.number(option, value, 1, 64);
+                    case "--busy-poll-us" -> busyPoll = LoadRuns.number(option, value, 0, 1_000_000);
                     default -> throw new IllegalArgumentException("unknown option " + option);
                 }
             }
@@ -184,24 +170,6 @@ public final class PingPongLoadClient {
             return new Options(address, port, rounds, concurrency, warmup, inflight, timeout, latencyFile,
                     eventLoops, busyPoll);
         }
-
-        private static long number(String option, String value, long min, long max) {
-            long parsed;
-            try {
-                parsed = Long.parseLong(value);
-            }
-            catch (NumberFormatException ex) {
-                throw new IllegalArgumentException("bad value for " + option + ": " + value, ex);
-            }
-            if (parsed < min || parsed > max) {
-                throw new IllegalArgumentException(option + " must be " + min + " to " + max + ", got " + value);
-            }
-            return parsed;
-        }
-    }
-
-    /** What one run prints, in {@code load_client}'s format. */
-    record Result(String line, boolean ok) {
     }
 
     /** One run's messages: the counter that numbers them, their latencies, the first failure. */
@@ -296,42 +264,15 @@ public final class PingPongLoadClient {
                 sum += latency;
             }
             double seconds = (n > 0 && lastReply > this.firstMeasuredSend) ? (lastReply - this.firstMeasuredSend) / 1e9 : 0;
-            boolean written = writeLatencies(sorted);
+            boolean written = LoadRuns.writeLatencies(this.options.latencyFile(), sorted, "PingPongLoadClient");
             String line = String.format(Locale.ROOT, "RESULT pingpong addr=%s concurrency=%d rounds=%d seconds=%.3f"
                     + " rate=%.1f p50_us=%.1f p99_us=%.1f mean_us=%.1f min_us=%.1f max_us=%.1f retries=%d errors=%d"
                     + " inflight=%d", this.options.address(), this.options.concurrency(), n, seconds,
-                    (seconds > 0) ? n / seconds : 0, percentile(sorted, 50) / 1e3, percentile(sorted, 99) / 1e3,
+                    (seconds > 0) ? n / seconds : 0, LoadRuns.percentile(sorted, 50) / 1e3, LoadRuns.percentile(sorted, 99) / 1e3,
                     (sorted.length > 0) ? sum / sorted.length / 1e3 : 0, (sorted.length > 0) ? sorted[0] / 1e3 : 0,
                     (sorted.length > 0) ? sorted[sorted.length - 1] / 1e3 : 0, retries, this.errors.get(),
                     this.options.inflight());
             return new Result(line, this.errors.get() == 0 && n == expected && written);
-        }
-
-        private boolean writeLatencies(long[] sorted) {
-            Path file = this.options.latencyFile();
-            if (file == null) {
-                return true;
-            }
-            try (PrintWriter out = new PrintWriter(Files.newBufferedWriter(file, StandardOpenOption.CREATE,
-                    StandardOpenOption.APPEND))) {
-                for (long latency : sorted) {
-                    out.println(latency);
-                }
-                return !out.checkError();
-            }
-            catch (IOException ex) {
-                System.err.println("PingPongLoadClient: " + file + ": " + ex);
-                return false;
-            }
-        }
-
-        /** Nearest rank, as load_client.c takes it. */
-        static long percentile(long[] sorted, double p) {
-            if (sorted.length == 0) {
-                return 0;
-            }
-            long rank = Math.max(1, (long) (p / 100.0 * sorted.length + 0.999999));
-            return sorted[(int) Math.min(rank, sorted.length) - 1];
         }
     }
 

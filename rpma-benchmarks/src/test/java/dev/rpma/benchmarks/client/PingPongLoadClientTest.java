@@ -17,7 +17,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 import dev.rpma.benchmarks.client.PingPongLoadClient.Options;
-import dev.rpma.benchmarks.client.PingPongLoadClient.Result;
+import dev.rpma.benchmarks.client.LoadRuns.Result;
 import dev.rpma.binding.Rpma;
 import dev.rpma.binding.RpmaConnectionConfig;
 import dev.rpma.binding.testing.FakeLibRpma;

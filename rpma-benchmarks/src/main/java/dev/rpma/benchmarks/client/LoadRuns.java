@@ -1,0 +1,91 @@
+package dev.rpma.benchmarks.client;
+
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.io.PrintWriter;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.util.List;
+import java.util.function.Function;
+
+import org.jspecify.annotations.Nullable;
+
+/**
+ * What the Java load clients share with each other and with {@code load_client.c}: the option values
+ * it accepts, its nearest-rank percentiles, its latency files and the one-JVM mode that runs a line of
+ * arguments at a time.
+ */
+final class LoadRuns {
+
+    private LoadRuns() {
+    }
+
+    /** What one run prints, in {@code load_client}'s format, and whether every operation succeeded. */
+    record Result(String line, boolean ok) {
+    }
+
+    /**
+     * Runs each line of {@code in} as the arguments of one run ({@code run} answers its RESULT line and
+     * throws {@link IllegalArgumentException} for a line that is not a run, printed as {@code ERROR <why>}),
+     * until the end of the input.
+     */
+    static void commands(BufferedReader in, PrintStream out, Function<List<String>, String> run) throws IOException {
+        String line;
+        while ((line = in.readLine()) != null) {
+            if (line.isBlank()) {
+                continue;
+            }
+            try {
+                out.println(run.apply(List.of(line.trim().split("\\s+"))));
+            }
+            catch (IllegalArgumentException ex) {
+                out.println("ERROR " + ex.getMessage());
+            }
+            out.flush();
+        }
+    }
+
+    /** An option's value, as {@code load_client} checks it. */
+    static long number(String option, String value, long min, long max) {
+        long parsed;
+        try {
+            parsed = Long.parseLong(value);
+        }
+        catch (NumberFormatException ex) {
+            throw new IllegalArgumentException("bad value for " + option + ": " + value, ex);
+        }
+        if (parsed < min || parsed > max) {
+            throw new IllegalArgumentException(option + " must be " + min + " to " + max + ", got " + value);
+        }
+        return parsed;
+    }
+
+    /** Nearest rank, as load_client.c takes it. */
+    static long percentile(long[] sorted, double p) {
+        if (sorted.length == 0) {
+            return 0;
+        }
+        long rank = Math.max(1, (long) (p / 100.0 * sorted.length + 0.999999));
+        return sorted[(int) Math.min(rank, sorted.length) - 1];
+    }
+
+    /** Appends the latencies to {@code file}, one per line, as {@code --latency-file} does; false when it failed. */
+    static boolean writeLatencies(@Nullable Path file, long[] sorted, String program) {
+        if (file == null) {
+            return true;
+        }
+        try (PrintWriter out = new PrintWriter(Files.newBufferedWriter(file, StandardOpenOption.CREATE,
+                StandardOpenOption.APPEND))) {
+            for (long latency : sorted) {
+                out.println(latency);
+            }
+            return !out.checkError();
+        }
+        catch (IOException ex) {
+            System.err.println(program + ": " + file + ": " + ex);
+            return false;
+        }
+    }
+}
