@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Runs every test: the unit tests against the scripted fake and the loopback, the tests against the
 # real librpma (no device needed), pitest on the native handles, a new user's project built with
-# librpma hidden, then the end-to-end tests over real soft-RoCE (directly when this machine has an
-# RDMA device, else inside the project's VM). RPMA_E2E_CONTAINERS=1 adds the container end-to-end tests to that VM boot
+# librpma hidden, then the end-to-end tests over real soft-RoCE with the soak's short run (directly
+# when this machine has an RDMA device, else inside the project's VM). RPMA_E2E_CONTAINERS=1 adds the container end-to-end tests to that VM boot
 # (docs/containers.md).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -13,5 +13,6 @@ mvn -B install
 mvn -B -P mutation -pl rpma-jna verify
 bash tools/new-user/check.sh
 if [ -x tools/e2e/run-e2e.sh ]; then
-  bash tools/e2e/run-e2e.sh
+  # with the soak's short run (1.5 minutes of mixed traffic, every series flat; tools/e2e/soak.sh runs 20)
+  bash tools/e2e/run-e2e.sh -Drpma.e2e.soak.minutes=1.5
 fi

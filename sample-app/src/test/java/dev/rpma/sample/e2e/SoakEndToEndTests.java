@@ -42,8 +42,9 @@ import static org.assertj.core.api.Assertions.fail;
 
 /**
  * A soak: the sample app over the veth pair under mixed traffic of C clients for
- * {@code -Drpma.e2e.soak.minutes} (1.5 is the short run; {@code tools/e2e/soak.sh} runs it for 20). It
- * runs only when that property is set: it would add three minutes to every end-to-end run. Six workers at once, each starting one client after the
+ * {@code -Drpma.e2e.soak.minutes} (1.5 is the short run, which {@code tools/test-all.sh} and so CI run;
+ * {@code tools/e2e/soak.sh} runs it for 20). It runs only when that property is set, so that
+ * {@code run-e2e.sh} alone stays two minutes shorter. Six workers at once, each starting one client after the
  * other: hello and read connections, two of ping-pong sessions, floods of rejected requests, silent
  * connections the read endpoint's idle timeout ends, and ping-pong clients killed with SIGKILL
  * mid-session.
