@@ -1,6 +1,7 @@
 /**
- * The client against C over real RDMA: a ping-pong load client on {@link dev.rpma.client.RpmaClient} that
- * takes the arguments and prints the results of the C load client of benchmarks/rdma-vs-c.
+ * The client against C over real RDMA: load clients on {@link dev.rpma.client.RpmaClient} (ping-pong
+ * messages, and writes plus flushes into a server's region) that take the arguments and print the
+ * results of the C load client of benchmarks/rdma-vs-c.
  */
 @NullMarked
 package dev.rpma.benchmarks.client;
