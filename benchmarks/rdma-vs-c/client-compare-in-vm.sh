@@ -92,7 +92,7 @@ start() {
 
 # run CLIENT(c|java) PROTO(pingpong|rate) CONNECTIONS REP
 run() {
-  local client=$1 proto=$2 conc=$3 rep=$4 args out rc t0 t1 s0 s1 line err0
+  local client=$1 proto=$2 conc=$3 rep=$4 args
   case $proto/$conc in
     pingpong/*) args=(--rounds "$RR_MESSAGES");;
     rate/1) args=(--rounds "$RATE1_MESSAGES" --inflight "$RATE1_INFLIGHT");;
@@ -100,31 +100,9 @@ run() {
   esac
   args+=(--warmup "$PINGPONG_WARMUP" --concurrency "$conc" --timeout 300)
   [ "$rep" = warmup ] || args+=(--latency-file "$LOG/lat-$client-$proto-$conc")
-  s0=$(cpu_ticks "$server_pid")
-  if [ "$client" = c ]; then
-    t0=$(children_ticks)
-    out=$("$BIN/load_client" pingpong "$ADDR" "$PORT" "${args[@]}" 2> "$LOG/client.err")
-    rc=$?
-    t1=$(children_ticks)
-  else
-    t0=$(cpu_ticks "$java_pid")
-    err0=$(wc -l < "$LOG/java-client.err")
-    out=
-    # shellcheck disable=SC2086  # JAVA_CLIENT_ARGS is a word list
-    echo "pingpong $ADDR $PORT ${args[*]} $JAVA_CLIENT_ARGS" >&"$to_java"
-    while IFS= read -r -t 330 line <&"$from_java"; do
-      case $line in RESULT*|ERROR*) out=$line; break;; esac
-    done
-    t1=$(cpu_ticks "$java_pid")
-    rc=1
-    [[ $out == RESULT* && $out == *" errors=0 "* ]] && rc=0
-  fi
-  s1=$(cpu_ticks "$server_pid")
-  echo "$out" | sed "s/^RESULT pingpong /RESULT $proto client=$client rep=$rep cpu_ms=$(( (t1 - t0) * 1000 / HZ )) server_cpu_ms=$(( (s1 - s0) * 1000 / HZ )) /"
-  if [ "$rc" != 0 ]; then
-    fail "$client $proto c=$conc rep=$rep: exit $rc ${out:-(no RESULT line)}"
-    if [ "$client" = c ]; then cat "$LOG/client.err"; else tail -n +$((err0 + 1)) "$LOG/java-client.err"; fi | tail -n 20 | sed 's/^/  client: /'
-  fi
+  # shellcheck disable=SC2086  # JAVA_CLIENT_ARGS is a word list
+  [ "$client" = java ] && args+=($JAVA_CLIENT_ARGS)
+  measured_run "$client" pingpong "$PORT" "$proto" "$rep" "${args[@]}"
 }
 
 stop() {

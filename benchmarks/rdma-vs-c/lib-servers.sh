@@ -73,3 +73,37 @@ pooled() {
       END { printf "POOLED %s=%s test=%s/%s n=%d p50_us=%.1f p99_us=%.1f max_us=%.1f\n", key, k[1], k[2], k[3], n, p50 / 1000, p99 / 1000, max / 1000 }' "$f.sorted"
   done
 }
+
+# measured_run CLIENT KIND PORT TAG REP ARG...: one run of `load_client KIND ADDR PORT ARG...` (CLIENT c,
+# its CPU time from children_ticks, which the caller defines) or of the same line given to the Java load
+# client's --commands coproc (CLIENT java: to_java, from_java, java_pid; its stderr in $LOG/java-client.err);
+# prints its RESULT line renamed "RESULT TAG client=.. rep=.. cpu_ms=.. server_cpu_ms=.." (server_pid, HZ)
+# and, when the run failed, a FAIL line (the caller's fail) with the end of the client's error output
+measured_run() {
+  local client=$1 kind=$2 port=$3 tag=$4 rep=$5 out rc t0 t1 s0 s1 line err0
+  shift 5
+  s0=$(cpu_ticks "$server_pid")
+  if [ "$client" = c ]; then
+    t0=$(children_ticks)
+    out=$("$BIN/load_client" "$kind" "$ADDR" "$port" "$@" 2> "$LOG/client.err")
+    rc=$?
+    t1=$(children_ticks)
+  else
+    t0=$(cpu_ticks "$java_pid")
+    err0=$(wc -l < "$LOG/java-client.err")
+    out=
+    echo "$kind $ADDR $port $*" >&"$to_java"
+    while IFS= read -r -t 330 line <&"$from_java"; do
+      case $line in RESULT*|ERROR*) out=$line; break;; esac
+    done
+    t1=$(cpu_ticks "$java_pid")
+    rc=1
+    [[ $out == RESULT* && $out == *" errors=0 "* ]] && rc=0
+  fi
+  s1=$(cpu_ticks "$server_pid")
+  echo "$out" | sed "s/^RESULT $kind /RESULT $tag client=$client rep=$rep cpu_ms=$(( (t1 - t0) * 1000 / HZ )) server_cpu_ms=$(( (s1 - s0) * 1000 / HZ )) /"
+  if [ "$rc" != 0 ]; then
+    fail "$client $tag rep=$rep: exit $rc ${out:-(no RESULT line)}"
+    if [ "$client" = c ]; then cat "$LOG/client.err"; else tail -n +$((err0 + 1)) "$LOG/java-client.err"; fi | tail -n 20 | sed 's/^/  client: /'
+  fi
+}

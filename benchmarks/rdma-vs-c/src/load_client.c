@@ -263,6 +263,32 @@ static int await_cq_or_event(struct worker *w, struct rpma_conn *conn, struct rp
 }
 
 /*
+ * The next batch of completions of a connection kept busy (pingpong --inflight, write): up to max
+ * in wc, their number in *got (0: none yet, look again). With none queued, waits for the
+ * completion channel or a CM event. Returns 0, or non-zero when the run must end (the error
+ * counted; *closed set when the server closed the connection, `what` number `done` naming where).
+ */
+static int next_completions(struct worker *w, struct rpma_conn *conn, struct rpma_cq *cq, struct pollfd pfd[2],
+		struct ibv_wc *wc, int max, int *got, const char *what, long done, bool *closed)
+{
+	*got = 0;
+	int ret = rpma_cq_get_wc(cq, max, wc, got);
+	if (ret == RPMA_E_NO_COMPLETION) {
+		*got = 0;
+		ret = await_cq_or_event(w, conn, cq, pfd);
+		if (ret == CONN_CLOSED) {
+			*closed = true;
+			fprintf(stderr, "load_client[%d]: %s %ld: the server closed the connection\n", w->idx, what, done);
+			w->errors++;
+		}
+		return ret;
+	}
+	if (ret)
+		FAIL(w, "rpma_cq_get_wc", ret);
+	return ret;
+}
+
+/*
  * Wait until the given numbers of SEND and RECV completions arrived. Watches the
  * connection's event channel too: a server that disconnects does not make a posted
  * receive complete. Returns 0, CONN_CLOSED (CLOSED/LOST seen) or an error (< 0).
@@ -493,24 +519,9 @@ static void *pingpong_inflight_worker(void *arg)
 	struct ibv_wc wc[64];
 	bool sends_pending = true;
 	while (received < total || sends_pending) {
-		int got = 0;
-		ret = rpma_cq_get_wc(s.cq, 64, wc, &got);
-		if (ret == RPMA_E_NO_COMPLETION) {
-			ret = await_cq_or_event(w, s.conn, s.cq, pfd);
-			if (ret == CONN_CLOSED) {
-				closed = true;
-				fprintf(stderr, "load_client[%d]: message %ld: the server closed the connection\n",
-					w->idx, received);
-				w->errors++;
-			}
-			if (ret)
-				goto out;
-			continue;
-		}
-		if (ret) {
-			FAIL(w, "rpma_cq_get_wc", ret);
+		int got;
+		if (next_completions(w, s.conn, s.cq, pfd, wc, 64, &got, "message", received, &closed))
 			goto out;
-		}
 		for (int i = 0; i < got; i++) {
 			if (wc[i].status != IBV_WC_SUCCESS) {
 				fprintf(stderr, "load_client[%d]: %s completion %s\n", w->idx,
@@ -697,24 +708,9 @@ static void *write_worker(void *arg)
 	}
 	struct ibv_wc wc[64];
 	while (completed < total) {
-		int got = 0;
-		ret = rpma_cq_get_wc(cq, 64, wc, &got);
-		if (ret == RPMA_E_NO_COMPLETION) {
-			ret = await_cq_or_event(w, conn, cq, pfd);
-			if (ret == CONN_CLOSED) {
-				closed = true;
-				fprintf(stderr, "load_client[%d]: operation %ld: the server closed the connection\n",
-					w->idx, completed);
-				w->errors++;
-			}
-			if (ret)
-				goto out;
-			continue;
-		}
-		if (ret) {
-			FAIL(w, "rpma_cq_get_wc", ret);
+		int got;
+		if (next_completions(w, conn, cq, pfd, wc, 64, &got, "operation", completed, &closed))
 			goto out;
-		}
 		for (int i = 0; i < got; i++) {
 			if (wc[i].status != IBV_WC_SUCCESS) {
 				fprintf(stderr, "load_client[%d]: write or flush completion %s\n", w->idx,

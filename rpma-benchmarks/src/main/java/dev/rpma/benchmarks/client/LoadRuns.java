@@ -2,8 +2,10 @@ package dev.rpma.benchmarks.client;
 
 import java.io.BufferedReader;
 import java.io.IOException;
+import java.io.InputStreamReader;
 import java.io.PrintStream;
 import java.io.PrintWriter;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
@@ -11,6 +13,9 @@ import java.util.List;
 import java.util.function.Function;
 
 import org.jspecify.annotations.Nullable;
+
+import dev.rpma.client.RpmaClient;
+import dev.rpma.client.RpmaClientConnectionState;
 
 /**
  * What the Java load clients share with each other and with {@code load_client.c}: the option values
@@ -24,6 +29,47 @@ final class LoadRuns {
 
     /** What one run prints, in {@code load_client}'s format, and whether every operation succeeded. */
     record Result(String line, boolean ok) {
+    }
+
+    /**
+     * A load client's {@code main}: with {@code --commands} one run per line of standard input (see
+     * {@link #commands}); else one run of the arguments, its RESULT line printed, and the exit code 0
+     * when it succeeded, 1 when not, 2 for bad arguments ({@code run} throws
+     * {@link IllegalArgumentException} for those).
+     */
+    static void main(String program, String usage, String[] args, Function<List<String>, Result> run)
+            throws IOException {
+        if (args.length == 1 && args[0].equals("--commands")) {
+            commands(new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8)), System.out,
+                    (line) -> run.apply(line).line());
+            return;
+        }
+        Result result;
+        try {
+            result = run.apply(List.of(args));
+        }
+        catch (IllegalArgumentException ex) {
+            System.err.println(program + ": " + ex.getMessage());
+            System.err.println(usage + "\n       --commands");
+            System.exit(2);
+            return;
+        }
+        System.out.println(result.line());
+        System.exit(result.ok() ? 0 : 1);
+    }
+
+    /**
+     * Waits until the client's pool has {@code connections} established, as the C client's threads
+     * connect before they measure anything; false when the deadline ({@link System#nanoTime()}) passed.
+     */
+    static boolean awaitEstablished(RpmaClient client, int connections, long deadline) throws InterruptedException {
+        while (client.connectionStates().get(RpmaClientConnectionState.ESTABLISHED) < connections) {
+            if (System.nanoTime() > deadline) {
+                return false;
+            }
+            Thread.sleep(1);
+        }
+        return true;
     }
 
     /**

@@ -2,9 +2,7 @@ package dev.rpma.benchmarks.client;
 
 import java.io.BufferedReader;
 import java.io.IOException;
-import java.io.InputStreamReader;
 import java.io.PrintStream;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Arrays;
@@ -20,7 +18,6 @@ import org.jspecify.annotations.Nullable;
 import dev.rpma.benchmarks.client.LoadRuns.Result;
 import dev.rpma.binding.Rpma;
 import dev.rpma.client.RpmaClient;
-import dev.rpma.client.RpmaClientConnectionState;
 import dev.rpma.server.RpmaWireMode;
 
 /**
@@ -55,24 +52,7 @@ public final class PingPongLoadClient {
     }
 
     public static void main(String[] args) throws IOException {
-        if (args.length == 1 && args[0].equals("--commands")) {
-            commands(Rpma.get(), new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8)),
-                    System.out);
-            return;
-        }
-        Options options;
-        try {
-            options = Options.parse(List.of(args));
-        }
-        catch (IllegalArgumentException ex) {
-            System.err.println("PingPongLoadClient: " + ex.getMessage());
-            System.err.println(USAGE + "\n       --commands");
-            System.exit(2);
-            return;
-        }
-        Result result = run(Rpma.get(), options);
-        System.out.println(result.line());
-        System.exit(result.ok() ? 0 : 1);
+        LoadRuns.main("PingPongLoadClient", USAGE, args, (arguments) -> run(Rpma.get(), Options.parse(arguments)));
     }
 
     /**
@@ -102,14 +82,10 @@ public final class PingPongLoadClient {
             .busyPoll(Duration.ofNanos(TimeUnit.MICROSECONDS.toNanos(options.busyPollMicros())))
             .requestTimeout(Duration.ofSeconds(options.timeoutSeconds()))
             .build()) {
-            // the C client's threads connect before they send: measure messages, not connection set-up
-            while (client.connectionStates().get(RpmaClientConnectionState.ESTABLISHED) < options.concurrency()) {
-                if (System.nanoTime() > deadline) {
-                    run.fail("the pool's " + options.concurrency() + " connections were not established in time: "
-                            + client.connectionStates());
-                    return run.result(client.reconnects());
-                }
-                Thread.sleep(1);
+            if (!LoadRuns.awaitEstablished(client, options.concurrency(), deadline)) {
+                run.fail("the pool's " + options.concurrency() + " connections were not established in time: "
+                        + client.connectionStates());
+                return run.result(client.reconnects());
             }
             run.start(client);
             if (!run.await(deadline)) {

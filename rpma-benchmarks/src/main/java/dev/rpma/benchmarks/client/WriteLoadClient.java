@@ -2,10 +2,8 @@ package dev.rpma.benchmarks.client;
 
 import java.io.BufferedReader;
 import java.io.IOException;
-import java.io.InputStreamReader;
 import java.io.PrintStream;
 import java.nio.ByteBuffer;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Arrays;
@@ -25,7 +23,6 @@ import dev.rpma.binding.Rpma;
 import dev.rpma.binding.RpmaMemoryRegion;
 import dev.rpma.client.RpmaClient;
 import dev.rpma.client.RpmaClientConnection;
-import dev.rpma.client.RpmaClientConnectionState;
 import dev.rpma.server.RpmaCommonData;
 import dev.rpma.server.RpmaWireMode;
 
@@ -60,24 +57,7 @@ public final class WriteLoadClient {
     }
 
     public static void main(String[] args) throws IOException {
-        if (args.length == 1 && args[0].equals("--commands")) {
-            commands(Rpma.get(), new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8)),
-                    System.out);
-            return;
-        }
-        Options options;
-        try {
-            options = Options.parse(List.of(args));
-        }
-        catch (IllegalArgumentException ex) {
-            System.err.println("WriteLoadClient: " + ex.getMessage());
-            System.err.println(USAGE + "\n       --commands");
-            System.exit(2);
-            return;
-        }
-        Result result = run(Rpma.get(), options);
-        System.out.println(result.line());
-        System.exit(result.ok() ? 0 : 1);
+        LoadRuns.main("WriteLoadClient", USAGE, args, (arguments) -> run(Rpma.get(), Options.parse(arguments)));
     }
 
     static void commands(Rpma rpma, BufferedReader in, PrintStream out) throws IOException {
@@ -101,13 +81,10 @@ public final class WriteLoadClient {
             .busyPoll(Duration.ofNanos(TimeUnit.MICROSECONDS.toNanos(options.busyPollMicros())))
             .requestTimeout(Duration.ofSeconds(options.timeoutSeconds()))
             .build()) {
-            while (client.connectionStates().get(RpmaClientConnectionState.ESTABLISHED) < options.concurrency()) {
-                if (System.nanoTime() > deadline) {
-                    run.fail("the pool's " + options.concurrency() + " connections were not established in time: "
-                            + client.connectionStates());
-                    return run.result(client.reconnects());
-                }
-                Thread.sleep(1);
+            if (!LoadRuns.awaitEstablished(client, options.concurrency(), deadline)) {
+                run.fail("the pool's " + options.concurrency() + " connections were not established in time: "
+                        + client.connectionStates());
+                return run.result(client.reconnects());
             }
             ByteBuffer source = ByteBuffer.allocateDirect(
                     Math.multiplyExact(options.concurrency() * options.inflight(), options.size()));
