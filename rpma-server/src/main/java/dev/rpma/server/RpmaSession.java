@@ -99,9 +99,14 @@ public interface RpmaSession {
      *     not serve the endpoint or declares no {@code WRITE_DST}, a range lies outside its region, or the
      *     descriptor is not one
      * @throws IllegalStateException when the session is not open, or its queues have no room for reads
+     * @throws UnsupportedOperationException from a session that is no connection the server accepted (a
+     *     codec's view of a client's request, a test double): the default
      */
-    CompletableFuture<Void> read(byte[] remoteDescriptor, long remoteOffset, String region, int regionOffset,
-            int length);
+    default CompletableFuture<Void> read(byte[] remoteDescriptor, long remoteOffset, String region, int regionOffset,
+            int length) {
+        throw new UnsupportedOperationException("Session " + id() + " is no connection the server accepted; only those"
+                + " read their client's memory");
+    }
 
     /**
      * Disconnects: messages not yet sent are dropped, the client sees {@code CLOSED}, and the session

@@ -8,7 +8,6 @@ import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.CompletableFuture;
 
 import org.junit.jupiter.api.Test;
 import tools.jackson.databind.json.JsonMapper;
@@ -228,12 +227,6 @@ class RpmaMessageHandlerMethodTests {
         @Override
         public ByteBuffer newMessage() {
             return ByteBuffer.allocate(64).order(ByteOrder.LITTLE_ENDIAN);
-        }
-
-        @Override
-        public CompletableFuture<Void> read(byte[] remoteDescriptor, long remoteOffset, String region,
-                int regionOffset, int length) {
-            throw new UnsupportedOperationException("no reads in these tests");
         }
 
         @Override
