@@ -26,7 +26,7 @@ cd "$(dirname "$(realpath "$0")")/../.."
 ROOT=$PWD
 BUILD=1
 TIMEOUT=1800
-WRITES=1000
+WRITES=${WRITES:-1000}   # the host passes --writes into the VM as WRITES
 while [ $# -gt 0 ]; do
   case "$1" in
     --no-build) BUILD=0; shift;;
