@@ -329,15 +329,17 @@ final class SessionReads {
             return;
         }
         String detail = read + " completed with " + CompletionStatus.describe(status) + whyItFailed(status);
-        read.future.completeExceptionally(new RpmaReadException(detail, status));
+        // the session ends first, so that it ends for this reason whatever the read's callbacks do
         if (status == CompletionStatus.WR_FLUSH_ERR) {
             this.session.queuePairFlushed("the " + read);
-            return;
         }
-        this.endpoint.statistics.recordFailedCompletion(RpmaEndpointStatistics.WorkRequest.READ);
-        this.endpoint.warnings.warn("failed-completion", "Session " + this.session.id() + " of endpoint '"
-                + this.endpoint.name() + "' ends: " + detail);
-        this.session.end(RpmaSessionEnd.Reason.ERROR, detail, null);
+        else {
+            this.endpoint.statistics.recordFailedCompletion(RpmaEndpointStatistics.WorkRequest.READ);
+            this.endpoint.warnings.warn("failed-completion", "Session " + this.session.id() + " of endpoint '"
+                    + this.endpoint.name() + "' ends: " + detail);
+            this.session.end(RpmaSessionEnd.Reason.ERROR, detail, null);
+        }
+        read.future.completeExceptionally(new RpmaReadException(detail, status));
     }
 
     private static String whyItFailed(int status) {

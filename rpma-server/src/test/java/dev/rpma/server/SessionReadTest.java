@@ -319,13 +319,18 @@ class SessionReadTest {
     }
 
     @Test
-    void aClientRegionWithoutReadSrcFailsTheReadWithTheRemoteAccessErrorAndEndsTheSession() {
+    void aClientRegionWithoutReadSrcFailsTheReadWithTheRemoteAccessErrorAndEndsTheSession() throws Exception {
         start();
         Client client = connect("not for reading", MemoryUsage.WRITE_SRC);
         RpmaSession session = awaitSession(1);
         RpmaCommonData data = commonData(session);
+        FakeStall poll = this.fake.stallNext("rpma_cq_get_wc");
         CompletableFuture<Void> read = session.read(data.memoryRegionDescriptor(), data.dataOffset(), "log", 0,
                 HELLO_STR_SIZE);
+        // as the sample's handler does: close whatever became of the read
+        read.whenComplete((done, failed) -> session.close());
+        assertThat(poll.awaitEntered(WAIT)).isTrue();
+        poll.release();
         await("the read failed", read::isDone);
         RpmaReadException failure = failure(read);
         assertThat(failure).hasMessageContaining("rpma_read of 1024 bytes")
@@ -333,7 +338,7 @@ class SessionReadTest {
         assertThat(failure.completionStatus()).hasValue(10);
         assertThat(logBytes(0, HELLO_STR_SIZE)).containsOnly(0);
 
-        // the queue pair is in the error state: the session ends, and the client sees it go
+        // the queue pair is in the error state: the session ends for it, before the read's callback closes it
         await("the session ended", () -> this.ended.size() == 1);
         assertThat(this.ended.get(0).reason()).isEqualTo(RpmaSessionEnd.Reason.ERROR);
         assertThat(this.ended.get(0).detail()).contains("IBV_WC_REM_ACCESS_ERR");
