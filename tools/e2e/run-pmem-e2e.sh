@@ -9,7 +9,9 @@
 #    VISIBILITY, as the server declares no direct write to PMem); the app is killed with SIGKILL
 #    and started again; a new client reads every range back and compares it. Then examples 04
 #    (write + read-after-write), 05 (write + flush) and 09's shape (write, flush request, reply
-#    once durable) on their endpoints, a SIGKILL, a restart, and the greeting read back.
+#    once durable) on their endpoints, and 03 (the server reads a random string of the client's
+#    into the region at 512 KiB, makes it durable, disconnects), a SIGKILL, a restart, and the
+#    greeting and the string read back.
 # 2. store 'dax' on /mnt/pm (ext4 -o dax on the emulated /dev/pmem0, mapped with MAP_SYNC), with
 #    flush-type-persistent and direct-write-to-pmem: if the device registers it, the same random
 #    writes (flush type PERSISTENT), SIGKILL, restart, read back; if it refuses (soft-RoCE has no
@@ -24,7 +26,7 @@ cd "$(dirname "$(realpath "$0")")/../.."
 ROOT=$PWD
 BUILD=1
 TIMEOUT=1800
-WRITES=1000
+WRITES=${WRITES:-1000}   # the host passes --writes into the VM as WRITES
 while [ $# -gt 0 ]; do
   case "$1" in
     --no-build) BUILD=0; shift;;
@@ -45,7 +47,8 @@ if [ "${RXE_VM:-}" != 1 ]; then
     mvn -B -q -Dstyle.color=never package -pl sample-app -am -DskipTests >&2
     bash tools/e2e/build-c-clients.sh >/dev/null
   fi
-  [ -x "$C_CLIENTS/persist_client" ] || { echo "run-pmem-e2e: no C clients: run without --no-build" >&2; exit 125; }
+  [ -x "$C_CLIENTS/persist_client" ] && [ -x "$C_CLIENTS/read_to_persistent_client" ] \
+    || { echo "run-pmem-e2e: no C clients: run without --no-build" >&2; exit 125; }
   rm -rf "$OUT"; mkdir -p "$OUT"
   exec tools/rxe-vm/rxe-vm.sh -p -t "$TIMEOUT" -w "$OUT" -- env WRITES="$WRITES" bash "$ROOT/tools/e2e/run-pmem-e2e.sh" --in-vm
 fi
@@ -75,7 +78,7 @@ start_app() {
   APP_PID=$!
   local started=$SECONDS
   while [ $((SECONDS - started)) -lt $START_LIMIT ]; do
-    if grep -qs "RDMA endpoint 'gpspm' listening" "$LOG"; then
+    if grep -qs "RDMA endpoint 'read-to-persistent' listening" "$LOG"; then
       say "app $RUN (pid $APP_PID) listening after $((SECONDS - started)) s"
       return 0
     fi
@@ -120,10 +123,16 @@ if start_app "${FILE_ARGS[@]}"; then
     bash -c "'$CLIENT' $ADDR 7208 flush > '$OUT/ex05.log' 2>&1 && grep -q 'Wrote the greeting, flush type VISIBILITY' '$OUT/ex05.log'"
   check "file: example 09's shape (write, flush request, reply once durable)" \
     bash -c "'$CLIENT' $ADDR 7209 gpspm > '$OUT/ex09.log' 2>&1 && grep -q 'Wrote the greeting, made durable by the server' '$OUT/ex09.log'"
+  # example 03: the server reads the client's string into the region at 512 KiB (read-to-persistent's offset)
+  EX03_TEXT="read by the server $(od -An -N8 -tx8 /dev/urandom | tr -d ' \n')"
+  check "file: example 03's client (the server reads its string, makes it durable, disconnects)" \
+    bash -c "'$C_CLIENTS/read_to_persistent_client' $ADDR 7211 '$EX03_TEXT' > '$OUT/ex03.log' 2>&1 && grep -qx 'Closed by the server' '$OUT/ex03.log'"
   kill_app
   start_app "${FILE_ARGS[@]}" || say "FAIL file: restart after the examples"
   check "file: the greeting the examples' clients wrote survives the SIGKILL" \
     bash -c "'$CLIENT' $ADDR 7208 greeting > '$OUT/greeting.log' 2>&1 && grep -q '^Greeting: Hello world!$' '$OUT/greeting.log'"
+  check "file: the string example 03's server read survives the SIGKILL" \
+    bash -c "'$CLIENT' $ADDR 7208 greeting 524288 > '$OUT/ex03-greeting.log' 2>&1 && grep -qxF 'Greeting: $EX03_TEXT' '$OUT/ex03-greeting.log'"
   kill_app
 else
   say "FAIL file: the app did not start (see $LOG)"; FAILED=1

@@ -23,7 +23,9 @@
  *                    { u64 offset; u64 length; u64 op_context = 0xF01D } and wait for the 8-byte
  *                    reply carrying op_context, which the server sends once the range is durable;
  *                    prints "Wrote the greeting, made durable by the server"
- *   greeting         read the 1 KiB at data_offset back; prints "Greeting: <string>"
+ *   greeting [OFFSET]
+ *                    read the 1 KiB at data_offset (plus OFFSET, default 0) back; prints
+ *                    "Greeting: <string>"
  *   random SEED N    as flush, N times: a write of 1 to 8192 bytes at a random offset of the
  *                    region, each flushed and its completion waited for before the next; the
  *                    offsets, sizes and bytes come from SEED; prints "Wrote N ranges, flush type T"
@@ -176,20 +178,21 @@ int main(int argc, char **argv)
 		if (!strcmp(pos[2], "write") && npos == 3) mode = WRITE;
 		else if (!strcmp(pos[2], "flush") && npos == 3) mode = FLUSH;
 		else if (!strcmp(pos[2], "gpspm") && npos == 3) mode = GPSPM;
-		else if (!strcmp(pos[2], "greeting") && npos == 3) mode = GREETING;
+		else if (!strcmp(pos[2], "greeting") && (npos == 3 || npos == 4)) mode = GREETING;
 		else if (!strcmp(pos[2], "random") && npos == 5) mode = RANDOM;
 		else if (!strcmp(pos[2], "verify") && npos == 5) mode = VERIFY;
 		else ok = false;
 	}
 	if (!ok) {
-		fprintf(stderr, "usage: %s ADDR PORT write|flush|gpspm|greeting|random SEED N|verify SEED N [--timeout SEC]\n",
-			argv[0]);
+		fprintf(stderr, "usage: %s ADDR PORT write|flush|gpspm|greeting [OFFSET]|random SEED N|verify SEED N"
+			" [--timeout SEC]\n", argv[0]);
 		return EXIT_USAGE;
 	}
 	if (mode == RANDOM || mode == VERIFY) {
 		seed = (uint64_t)parse_long("SEED", pos[3], 0);
 		n = parse_long("N", pos[4], 1);
 	}
+	size_t greeting_at = (mode == GREETING && npos == 4) ? (size_t)parse_long("OFFSET", pos[3], 0) : 0;
 	const char *addr = pos[0], *port = pos[1];
 	struct session s = { NULL, NULL, -1, -1, now_ms() + (uint64_t)timeout_s * 1000u, timeout_s };
 
@@ -320,7 +323,11 @@ int main(int argc, char **argv)
 		break;
 	}
 	case GREETING:
-		rc = read_back(&s, local_mr, 0, dst_mr, data_offset, HELLO_STR_SIZE);
+		if (greeting_at > size - HELLO_STR_SIZE) {
+			fprintf(stderr, PROG_NAME ": offset %zu is outside the %zu-byte region\n", greeting_at, size);
+			break;
+		}
+		rc = read_back(&s, local_mr, 0, dst_mr, data_offset + greeting_at, HELLO_STR_SIZE);
 		if (rc == EXIT_OK)
 			printf("Greeting: %.*s\n", (int)strnlen((char *)local, HELLO_STR_SIZE), (char *)local);
 		break;

@@ -256,7 +256,7 @@ class SampleClientTest {
         connection.completionQueue().queue(new FakeCompletionQueue.Completion(receive.context(),
                 CompletionStatus.REM_ACCESS_ERR, IBV_WC_SEND, 0, 0, 0, 0, 0, 0));
         assertThatThrownBy(() -> result.get(30, TimeUnit.SECONDS)).cause().isInstanceOf(SampleClientException.class)
-            .hasMessageContaining("a receive completed with ibv_wc_status 10")
+            .hasMessageContaining("a receive completed with IBV_WC_REM_ACCESS_ERR (10)")
             .satisfies((ex) -> assertThat(((SampleClientException) ex).failure()).isEqualTo(Failure.CONNECTION_LOST));
     }
 

@@ -6,11 +6,12 @@ import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import dev.rpma.binding.Rpma;
 import dev.rpma.server.loop.RpmaEventLoopGroup;
 
 /**
  * What every session of one endpoint shares: its settings, counters, handlers, listeners, registry,
- * buffers and message pool. Built by {@link RpmaServedEndpoint}; read by its sessions on their loops.
+ * buffers, message pool, the server's regions and how many reads a session may have in flight. Built by {@link RpmaServedEndpoint}; read by its sessions on their loops.
  */
 final class EndpointContext {
 
@@ -46,12 +47,20 @@ final class EndpointContext {
     /** The threads of message handlers in {@link RpmaMessageDispatch#POOL} mode, else {@code null}. */
     final @Nullable HandlerPool messagePool;
 
+    final Rpma rpma;
+
+    /** The regions a session reads into ({@link RpmaSession#read}). */
+    final RpmaRegions regions;
+
+    /** Reads a session has in flight at most: what its queues have room for ({@link RpmaQueueSizes#readsInFlight}). */
+    final int readsInFlight;
+
     final RateLimitedLog warnings = new RateLimitedLog(logger);
 
     EndpointContext(RpmaEndpointSettings settings, RpmaEndpointStatistics statistics, RpmaServerObserver observer,
             List<RpmaSessionListener> listeners, ConnectionRegistry registry, RpmaEventLoopGroup loops,
             RpmaMessageListener @Nullable [] handlers, List<String> routes, @Nullable BufferPool buffers,
-            @Nullable HandlerPool messagePool) {
+            @Nullable HandlerPool messagePool, Rpma rpma, RpmaRegions regions, int readsInFlight) {
         this.shared = (handlers != null && settings.messages().sharesReceives())
                 ? new SharedReceives[loops.loops().size()] : null;
         this.settings = settings;
@@ -64,6 +73,9 @@ final class EndpointContext {
         this.routes = routes;
         this.buffers = buffers;
         this.messagePool = messagePool;
+        this.rpma = rpma;
+        this.regions = regions;
+        this.readsInFlight = readsInFlight;
     }
 
     String name() {

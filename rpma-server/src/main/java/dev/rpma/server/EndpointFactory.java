@@ -102,7 +102,7 @@ final class EndpointFactory {
             context = new EndpointContext(settings, statistics, components.observer(),
                     List.copyOf(components.sessionListeners(settings.name())),
                     new ConnectionRegistry(settings.limits().maxConnections()), loops, handlers, routes, buffers,
-                    messagePool);
+                    messagePool, rpma, this.regions, needed.readsInFlight(config));
             if (context.shared != null) {
                 for (int i = 0; i < context.shared.length; i++) {
                     if (i > 0) {

@@ -34,7 +34,9 @@ public final class RpmaEndpointStatistics {
         /** A receive slot, the session's own or a shared receive queue's. */
         RECEIVE,
         /** A send slot. */
-        SEND;
+        SEND,
+        /** A session's read of the client's memory ({@link RpmaSession#read}). */
+        READ;
 
         public String tag() {
             return name().toLowerCase(Locale.ROOT);

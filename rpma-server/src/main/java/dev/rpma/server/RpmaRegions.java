@@ -2,6 +2,7 @@ package dev.rpma.server;
 
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
+import java.util.EnumSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -83,7 +84,7 @@ public final class RpmaRegions {
                             config.directWriteToPmem(definition.directWriteToPmem()).descriptor());
                 }
                 Map<String, Registration> byPeer = new LinkedHashMap<>();
-                MemoryUsage[] usages = definition.usages().toArray(MemoryUsage[]::new);
+                MemoryUsage[] usages = registeredUsages(definition);
                 try {
                     for (RpmaEndpointSettings endpoint : endpoints) {
                         String peer = endpoint.peerKey();
@@ -115,7 +116,7 @@ public final class RpmaRegions {
                 boolean serves = this.peerOfEndpoint.entrySet().stream()
                     .anyMatch((entry) -> entry.getValue().equals(peerKey) && definition.serves(entry.getKey()));
                 if (serves) {
-                    RpmaMemoryRegion region = register(definition, peer, definition.usages().toArray(MemoryUsage[]::new));
+                    RpmaMemoryRegion region = register(definition, peer, registeredUsages(definition));
                     this.registered.merge(definition.name(), Map.of(peerKey, new Registration(region, region.descriptor())),
                             (old, added) -> {
                                 Map<String, Registration> both = new LinkedHashMap<>(old);
@@ -152,6 +153,22 @@ public final class RpmaRegions {
                 logger.warn("Deregistering region '{}' from a lost device failed: {}", name, ex.getMessage());
             }
         }
+    }
+
+    /**
+     * The usages a region is registered with: those it declares, and {@link MemoryUsage#READ_DST} with
+     * {@link MemoryUsage#WRITE_DST}, so that a session's {@link RpmaSession#read} can land in it. READ_DST
+     * is the server's own access, {@code IBV_ACCESS_LOCAL_WRITE}, which WRITE_DST includes already
+     * (with {@code IBV_ACCESS_REMOTE_WRITE}): added there, it grants peers nothing on any transport.
+     * Added to a region without WRITE_DST it would: librpma maps READ_DST to remote write as well on
+     * iWARP, whose read is a write from the peer; and local write cannot pin read-only memory.
+     */
+    private static MemoryUsage[] registeredUsages(RpmaRegionDefinition definition) {
+        Set<MemoryUsage> usages = EnumSet.copyOf(definition.usages());
+        if (usages.contains(MemoryUsage.WRITE_DST)) {
+            usages.add(MemoryUsage.READ_DST);
+        }
+        return usages.toArray(MemoryUsage[]::new);
     }
 
     /**
@@ -208,6 +225,35 @@ public final class RpmaRegions {
                     + "'; it serves " + definition.endpoints());
         }
         return registration.descriptor().clone();
+    }
+
+    /**
+     * The registration of region {@code name} for the connections of {@code endpoint}, checked as the
+     * destination of a session's read of {@code length} bytes at {@code offset}.
+     *
+     * @throws IllegalArgumentException when there is no such region, it does not serve that endpoint,
+     *     it is not registered as a read destination (it declares no WRITE_DST), or the range is
+     *     outside it
+     */
+    RpmaMemoryRegion readDestination(String name, String endpoint, int offset, int length) {
+        RpmaRegionDefinition definition = definition(name);
+        Registration registration = registered(name, endpoint);
+        if (!definition.serves(endpoint) || registration == null) {
+            throw new IllegalArgumentException("Region '" + name + "' is not exposed to endpoint '" + endpoint
+                    + "'; it serves " + (definition.endpoints().isEmpty() ? "every endpoint" : definition.endpoints())
+                    + ": read into a region that lists the endpoint");
+        }
+        if (!definition.usages().contains(MemoryUsage.WRITE_DST)) {
+            throw new IllegalArgumentException("Region '" + name + "' declares " + definition.usages() + ", no"
+                    + " WRITE_DST: only a region that declares it is registered as a read destination (READ_DST)."
+                    + " Read into a write-dst region");
+        }
+        int capacity = definition.memory().capacity();
+        if (offset < 0 || offset > capacity - length) {
+            throw new IllegalArgumentException("A read of " + length + " bytes at offset " + offset + " is outside region '"
+                    + name + "' of " + capacity + " bytes");
+        }
+        return registration.region();
     }
 
     /**

@@ -2,6 +2,7 @@ package dev.rpma.server;
 
 import java.nio.ByteBuffer;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
 
 /**
  * An accepted connection as the application sees it: from the connection handler's
@@ -73,6 +74,39 @@ public interface RpmaSession {
      * left unsent goes back when the handler returns. Elsewhere it is a new heap buffer.
      */
     ByteBuffer newMessage();
+
+    /**
+     * Reads {@code length} bytes of the client's memory into one of the server's regions with
+     * {@code rpma_read}, as the server of librpma's example 03-read-to-persistent does: from offset
+     * {@code remoteOffset} of the client's region that {@code remoteDescriptor} describes (the
+     * {@value dev.rpma.binding.RpmaMemoryRegion#DESCRIPTOR_SIZE}-byte {@code rpma_mr_get_descriptor} the
+     * client sent, e.g. in its request's private data as {@link RpmaCommonData}) to offset
+     * {@code regionOffset} of region {@code region}. The region must serve the session's endpoint and
+     * declare {@code WRITE_DST} (which makes it a read destination too). No thread waits: the future
+     * completes on the session's event loop when the read's completion comes, so what depends on it runs
+     * there and must not block. The bytes are then in the region; making them durable is up to the
+     * caller ({@link RpmaRegions#makeDurable}).
+     *
+     * <p>A session has at most {@link RpmaQueueSizes#MAX_READS_IN_FLIGHT} reads in flight, and no more
+     * than its connection's send and completion queues have room for beside its message slots (10 with
+     * librpma's default queues on an endpoint without message handlers); further reads wait on the loop,
+     * in order. The future fails with {@link RpmaReadException}: when the read completes with an error
+     * (the session then ends, since its queue pair is in the error state), or when the session ends
+     * before it completed. Each distinct descriptor is made into a remote region once, kept until the
+     * session ends (at most 16 per session). Any thread.
+     *
+     * @throws IllegalArgumentException when {@code length} is not positive, the region is unknown, does
+     *     not serve the endpoint or declares no {@code WRITE_DST}, a range lies outside its region, or the
+     *     descriptor is not one
+     * @throws IllegalStateException when the session is not open, or its queues have no room for reads
+     * @throws UnsupportedOperationException from a session that is no connection the server accepted (a
+     *     codec's view of a client's request, a test double): the default
+     */
+    default CompletableFuture<Void> read(byte[] remoteDescriptor, long remoteOffset, String region, int regionOffset,
+            int length) {
+        throw new UnsupportedOperationException("Session " + id() + " is no connection the server accepted; only those"
+                + " read their client's memory");
+    }
 
     /**
      * Disconnects: messages not yet sent are dropped, the client sees {@code CLOSED}, and the session

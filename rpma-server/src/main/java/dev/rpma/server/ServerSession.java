@@ -6,6 +6,7 @@ import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.util.Arrays;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
 
@@ -22,8 +23,9 @@ import dev.rpma.server.loop.RpmaEventLoop;
 
 /**
  * One accepted connection and its state machine, owned by the event loop it was assigned to: the
- * loop reads its connection events, serves its data path ({@link SessionDataPath}), ends it, and
- * deletes it; other threads only hand it work ({@link #send}, {@link #close()}).
+ * loop reads its connection events, serves its data path ({@link SessionDataPath}) and its reads
+ * ({@link SessionReads}), ends it, and deletes it; other threads only hand it work ({@link #send},
+ * {@link #read}, {@link #close()}).
  *
  * <p>States move forward only ({@link RpmaSessionState}): ACCEPTED when the acceptor connected the
  * request; ESTABLISHED on the connection's ESTABLISHED, when the data path starts; CLOSING once an
@@ -83,6 +85,8 @@ final class ServerSession implements RpmaSession, RpmaEventLoop.IoHandler {
 
     private final @Nullable SessionDataPath data;
 
+    private final SessionReads reads;
+
     private volatile RpmaSessionState state = RpmaSessionState.ACCEPTED;
 
     // owned by the loop
@@ -126,6 +130,7 @@ final class ServerSession implements RpmaSession, RpmaEventLoop.IoHandler {
         this.attributes = new ConcurrentHashMap<>(attributes);
         this.data = (block != null) ? new SessionDataPath(this, endpoint, connection, block,
                 endpoint.shared(loopIndex), this.loop, batch) : null;
+        this.reads = new SessionReads(this, endpoint, connection, this.loop, batch, block != null);
     }
 
     // ---------------------------------------------------------------- RpmaSession
@@ -196,6 +201,16 @@ final class ServerSession implements RpmaSession, RpmaEventLoop.IoHandler {
     }
 
     @Override
+    public CompletableFuture<Void> read(byte[] remoteDescriptor, long remoteOffset, String region, int regionOffset,
+            int length) {
+        if (this.state != RpmaSessionState.ESTABLISHED) {
+            throw new IllegalStateException("Session " + this.id + " of endpoint '" + endpointName() + "' is "
+                    + this.state + "; only an established session reads");
+        }
+        return this.reads.read(remoteDescriptor, remoteOffset, region, regionOffset, length);
+    }
+
+    @Override
     public void close() {
         end(RpmaSessionEnd.of(RpmaSessionEnd.Reason.CLOSED_BY_SERVER, "closed by the application"));
     }
@@ -235,8 +250,14 @@ final class ServerSession implements RpmaSession, RpmaEventLoop.IoHandler {
     @Override
     public void onReadable(int kind) {
         if (kind == KIND_COMPLETIONS) {
-            if (this.data != null && this.end == null) {
+            if (this.end != null) {
+                return;
+            }
+            if (this.data != null) {
                 this.data.onCompletionEvent();
+            }
+            else {
+                this.reads.onCompletionEvent();
             }
             return;
         }
@@ -283,6 +304,9 @@ final class ServerSession implements RpmaSession, RpmaEventLoop.IoHandler {
     private void endOnEvent(RpmaSessionEnd how) {
         if (this.end == null && this.data != null) {
             this.data.drainBeforeEnd();
+        }
+        else if (this.end == null) {
+            this.reads.drainBeforeEnd();
         }
         if (this.end == null) {
             endNow(how);
@@ -368,6 +392,11 @@ final class ServerSession implements RpmaSession, RpmaEventLoop.IoHandler {
         }
     }
 
+    /** The session's reads, whose completions the data path hands over. */
+    SessionReads reads() {
+        return this.reads;
+    }
+
     /** A message was posted to the client; by the data path. */
     void sentOne() {
         SENT.setOpaque(this, (long) SENT.getOpaque(this) + 1);
@@ -397,6 +426,7 @@ final class ServerSession implements RpmaSession, RpmaEventLoop.IoHandler {
         if (this.data != null) {
             this.data.stop();
         }
+        this.reads.stop(how);
         try {
             this.connection.disconnect();
         }

@@ -25,8 +25,9 @@ import dev.rpma.server.loop.RpmaEventLoop;
  * server. Completions are taken in batches into the loop's pre-allocated {@link RpmaCompletions}:
  * after the completion channel reports an event (which re-arms the queue, so the queue is drained
  * then: a completion that came before the re-arm raises no event of its own), and in the loop's busy
- * poll. A receive's {@code wr_id} is its slot index, a send's its slot index with bit 32 set, since
- * the opcode of a failed completion is undefined.
+ * poll. A receive's {@code wr_id} is its slot index, a send's its slot index with bit 32 set, a
+ * read's ({@link SessionReads}) its index with bit 33 set, since the opcode of a failed completion is
+ * undefined; the reads' completions are handed to the session's reads.
  *
  * <p>Sends: a message is copied into a free send slot (or built there, {@link RpmaSession#newMessage()})
  * and posted signaled, so its completion frees the slot; with no slot free, or in framed mode no
@@ -37,7 +38,7 @@ import dev.rpma.server.loop.RpmaEventLoop;
  * <p>With a shared receive queue ({@link SharedReceives}) the receives are the queue's: its completions
  * reach {@link #receivedShared} once the session is bound (when the data path starts), a handled
  * message's slot goes back to the queue even after the session ended, and the session's own
- * completion queue holds only its sends, so the busy poll skips it while no send is in flight.
+ * completion queue holds only its sends and reads, so the busy poll skips it while none is in flight.
  *
  * <p>Nothing is allocated per message on the loop: the views of the slots belong to the block, the
  * completions to the loop; only a send that has to wait, a {@code byte[]} parameter and the pool
@@ -256,7 +257,8 @@ final class SessionDataPath implements RpmaEventLoop.BusyPoller {
     /** One look in the busy poll: one batch. */
     @Override
     public boolean pollOnce() {
-        if (this.stopped || (this.shared != null && this.freeSends == this.allSends)) {
+        if (this.stopped || (this.shared != null && this.freeSends == this.allSends
+                && !this.session.reads().hasInFlight())) {
             return false;
         }
         return takeBatch() > 0;
@@ -290,7 +292,7 @@ final class SessionDataPath implements RpmaEventLoop.BusyPoller {
         if (this.shared != null) {
             this.shared.drain();
         }
-        int most = (this.receiveSlots + this.sendSlots) / this.batch.capacity() + 2;
+        int most = (this.receiveSlots + this.sendSlots + this.endpoint.readsInFlight) / this.batch.capacity() + 2;
         for (int i = 0; i < most && !this.stopped; i++) {
             if (takeBatch() < this.batch.capacity()) {
                 return;
@@ -322,7 +324,10 @@ final class SessionDataPath implements RpmaEventLoop.BusyPoller {
             long context = this.batch.context(i);
             int status = this.batch.status(i);
             int slot = (int) context;
-            if ((context & SEND) != 0) {
+            if ((context & SessionReads.ONE_SIDED) != 0) {
+                this.session.reads().completed(slot, status);
+            }
+            else if ((context & SEND) != 0) {
                 if (status != CompletionStatus.SUCCESS) {
                     failedCompletion(RpmaEndpointStatistics.WorkRequest.SEND, "the send in slot " + slot, status);
                 }

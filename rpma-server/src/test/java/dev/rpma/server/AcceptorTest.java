@@ -570,6 +570,8 @@ class AcceptorTest {
             }
         });
         FakeConnection connection = this.harness.connectOne();
+        // the handler's thread tries the reject after its connect: the session may be established first
+        this.harness.await("the handler's reject", () -> second.get() != null);
 
         assertThat(second.get()).hasMessageContaining("Cannot reject").hasMessageContaining("already connected")
             .hasMessageContaining("'default'");

@@ -25,9 +25,10 @@ import dev.rpma.binding.testing.FakeRequest;
 
 /**
  * Regions on files and (claimed) persistent memory in a server over the fake: registered with
- * exactly their usages, accepted with {@code struct common_data} carrying the region's and the peer
- * configuration's descriptors as librpma's example 05 does, deregistered after the last connection
- * and before the peer, and a file region's content found again by the next server.
+ * their usages (and READ_DST with WRITE_DST), accepted with {@code struct common_data} carrying the
+ * region's and the peer configuration's descriptors as librpma's example 05 does, deregistered after
+ * the last connection and before the peer, and a file region's content found again by the next
+ * server.
  */
 class PersistentRegionTest {
 
@@ -65,8 +66,9 @@ class PersistentRegionTest {
         ByteBuffer descriptor = ByteBuffer.wrap(data.memoryRegionDescriptor()).order(ByteOrder.LITTLE_ENDIAN);
         assertThat(descriptor.getLong(0)).as("the mapping's address").isEqualTo(NativeMemory.address(store.memory()));
         assertThat(descriptor.getLong(8)).isEqualTo(4096);
-        assertThat(descriptor.get(20)).as("exactly the declared usages")
-            .isEqualTo(usageFlags(MemoryUsage.WRITE_DST, MemoryUsage.READ_SRC, MemoryUsage.FLUSH_TYPE_VISIBILITY));
+        assertThat(descriptor.get(20)).as("the declared usages, and READ_DST with WRITE_DST for the server's reads")
+            .isEqualTo(usageFlags(MemoryUsage.WRITE_DST, MemoryUsage.READ_SRC, MemoryUsage.FLUSH_TYPE_VISIBILITY,
+                    MemoryUsage.READ_DST));
         assertThat(data.peerConfigDescriptor()).as("rpma_peer_cfg_get_descriptor: direct write to PMem off")
             .containsExactly(0);
         assertThat(this.harness.fake.calls("rpma_peer_cfg_new")).isOne();
@@ -84,7 +86,7 @@ class PersistentRegionTest {
 
         RpmaCommonData data = RpmaCommonData.decode(request.connectPrivateData());
         assertThat(data.memoryRegionDescriptor()[20]).isEqualTo(usageFlags(MemoryUsage.WRITE_DST,
-                MemoryUsage.FLUSH_TYPE_VISIBILITY, MemoryUsage.FLUSH_TYPE_PERSISTENT));
+                MemoryUsage.FLUSH_TYPE_VISIBILITY, MemoryUsage.FLUSH_TYPE_PERSISTENT, MemoryUsage.READ_DST));
         assertThat(data.peerConfigDescriptor()).containsExactly(1);
     }
 

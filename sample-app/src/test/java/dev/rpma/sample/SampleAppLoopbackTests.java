@@ -54,8 +54,9 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
  * Java sample client speaks the three example protocols to it with the assertions of the soft-RoCE
  * end-to-end tests ({@code dev.rpma.sample.e2e.SampleAppEndToEndTests}), with no RDMA device; clients
  * of the persistent endpoints write, flush and ask for durability as librpma's examples 04, 05 and
- * 09 do; {@code RpmaClient} sends framed requests to the echo endpoint. The clients dial the
- * address the e2e tests use; on the loopback only the port decides.
+ * 09 do, and the app reads a client's memory as example 03's server does; {@code RpmaClient} sends
+ * framed requests to the echo endpoint. The clients dial the address the e2e tests use; on the
+ * loopback only the port decides.
  */
 @RpmaTest(properties = "rpma.server.shutdown.grace-period=0")
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
@@ -71,6 +72,8 @@ class SampleAppLoopbackTests {
     private static final int ECHO_PORT = 7210;
 
     private static final int ECHO_REQUESTS = 200;
+
+    private static final int READ_TO_PERSISTENT_PORT = 7211;
 
     @DynamicPropertySource
     static void persistentRegionInATemporaryFile(DynamicPropertyRegistry registry) throws IOException {
@@ -186,6 +189,41 @@ class SampleAppLoopbackTests {
     }
 
     @Test
+    void readToPersistentReadsTheClientsStringIntoThePersistentRegionThenDisconnectsAsExample03sServerDoes() {
+        // example 03's client: struct hello_t { enum lang_t lang; char str[1024]; }, registered READ_SRC
+        ByteBuffer hello = ByteBuffer.allocateDirect(4 + ReadToPersistentHandler.HELLO_STR_SIZE)
+            .order(ByteOrder.LITTLE_ENDIAN);
+        byte[] text = ascii("read by the server, " + System.nanoTime());
+        hello.putInt(0, 1).put(4, text);
+        try (RpmaPeer peer = this.loopback.rpma().openPeer(SERVER, PeerRole.CLIENT);
+                RpmaMemoryRegion region = peer.register(hello, MemoryUsage.READ_SRC)) {
+            RpmaConnectionRequest request = peer.newConnectionRequest(SERVER, READ_TO_PERSISTENT_PORT, null);
+            RpmaConnection connection;
+            try {
+                connection = request.connect(new RpmaCommonData(4, region.descriptor(), new byte[0]).encode());
+            }
+            finally {
+                request.close();
+            }
+            try {
+                connection.configureEventsBlocking(false);
+                assertThat(nextEvent(connection)).isEqualTo(RpmaConnectionEvent.ESTABLISHED);
+                // the server reads, makes it durable and disconnects; the client answers that CLOSED
+                assertThat(nextEvent(connection)).isEqualTo(RpmaConnectionEvent.CLOSED);
+                connection.disconnect();
+            }
+            finally {
+                connection.close();
+            }
+        }
+        byte[] expected = new byte[ReadToPersistentHandler.HELLO_STR_SIZE];
+        System.arraycopy(text, 0, expected, 0, text.length);
+        assertThat(bytes(ReadToPersistentHandler.OFFSET, ReadToPersistentHandler.HELLO_STR_SIZE)).isEqualTo(expected);
+        assertThat(bytes(ReadToPersistentHandler.OFFSET - 4, 4)).as("the string alone, not the enum before it")
+            .containsOnly(0);
+    }
+
+    @Test
     void theEchoEndpointAnswersEveryFramedRequestOfAPoolWithItsOwnReplyAndARouteWithoutHandlerWithAnError()
             throws Exception {
         try (RpmaClient client = RpmaClient.builder(this.loopback.rpma())
@@ -213,6 +251,13 @@ class SampleAppLoopbackTests {
                 .isEqualTo("STILL HERE");
             assertThat(client.reconnects()).as("connection attempts after the first").isZero();
         }
+    }
+
+    private RpmaConnectionEvent nextEvent(RpmaConnection connection) {
+        RpmaConnectionEvent[] event = new RpmaConnectionEvent[1];
+        assertThat(this.loopback.nativeLayer().await(TIMEOUT, () -> (event[0] = connection.nextEvent()) != null))
+            .as("a connection event").isTrue();
+        return event[0];
     }
 
     private byte[] bytes(int offset, int length) {
@@ -256,10 +301,7 @@ class SampleAppLoopbackTests {
         }
 
         private RpmaConnectionEvent nextEvent() {
-            RpmaConnectionEvent[] event = new RpmaConnectionEvent[1];
-            assertThat(SampleAppLoopbackTests.this.loopback.nativeLayer().await(TIMEOUT,
-                    () -> (event[0] = this.connection.nextEvent()) != null)).as("a connection event").isTrue();
-            return event[0];
+            return SampleAppLoopbackTests.this.nextEvent(this.connection);
         }
 
         /** The next {@code count} completions, each a success. */

@@ -68,6 +68,7 @@ class SampleHandlersTests {
         .withBean(PersistentHandler.class)
         .withBean(FlushByMessageHandler.class)
         .withBean(EchoHandler.class)
+        .withBean(ReadToPersistentHandler.class)
         .withPropertyValues("rpma.server.address=198.18.0.1", "rpma.server.shutdown.grace-period=0",
                 "rpma.server.regions.persistent.path=" + regionFile());
 
@@ -84,11 +85,11 @@ class SampleHandlersTests {
     }
 
     @Test
-    void theApplicationsConfigurationServesFiveExampleProtocolsAndAFramedEndpoint() {
+    void theApplicationsConfigurationServesSixExampleProtocolsAndAFramedEndpoint() {
         this.runner.run((context) -> {
             RpmaServer server = context.getBean(RpmaServer.class);
             assertThat(server.endpoints()).containsOnlyKeys("default", "read", "pingpong", "write", "flush", "gpspm",
-                    EchoHandler.ENDPOINT);
+                    EchoHandler.ENDPOINT, ReadToPersistentHandler.ENDPOINT);
             assertThat(server.endpoint("default").hasMessageHandlers()).isFalse();
             assertThat(server.endpoint("read").hasMessageHandlers()).isFalse();
             RpmaEndpointSettings pingPong = server.endpoint("pingpong").settings();
@@ -100,6 +101,12 @@ class SampleHandlersTests {
             assertThat(echo.port()).isEqualTo(7210);
             assertThat(echo.messages().mode()).isEqualTo(RpmaWireMode.FRAMED);
             assertThat(server.endpoint(EchoHandler.ENDPOINT).hasMessageHandlers()).isTrue();
+            RpmaEndpointSettings readToPersistent = server.endpoint(ReadToPersistentHandler.ENDPOINT).settings();
+            assertThat(readToPersistent.port()).isEqualTo(7211);
+            assertThat(readToPersistent.messages().mode()).isEqualTo(RpmaWireMode.RAW);
+            assertThat(server.endpoint(ReadToPersistentHandler.ENDPOINT).hasMessageHandlers()).isFalse();
+            assertThat(server.regions().definition(PersistentHandler.REGION).serves(ReadToPersistentHandler.ENDPOINT))
+                .isTrue();
             assertThat(server.regions().names()).containsExactlyInAnyOrder(ReadHandler.REGION, PersistentHandler.REGION);
         });
     }
@@ -119,8 +126,8 @@ class SampleHandlersTests {
             assertThat(forFlush.memoryRegionDescriptor()).isEqualTo(forWrite.memoryRegionDescriptor());
             Pointer descriptor = descriptor(forFlush.memoryRegionDescriptor());
             assertThat(descriptor.getLong(8)).isEqualTo(1024 * 1024);
-            assertThat(descriptor.getByte(20)).as("WRITE_DST | READ_SRC | FLUSH_TYPE_VISIBILITY")
-                .isEqualTo((byte) (8 | 1 | 16));
+            assertThat(descriptor.getByte(20)).as("WRITE_DST | READ_SRC | FLUSH_TYPE_VISIBILITY, and READ_DST for"
+                    + " read-to-persistent's reads").isEqualTo((byte) (8 | 1 | 16 | 2));
             // what a client's rpma_write leaves in the region is in the file
             new Pointer(descriptor.getLong(0)).write(0, "Hello world!".getBytes(StandardCharsets.US_ASCII), 0, 12);
             write.connection().queueEvent(RpmaConnectionEvent.CLOSED);
@@ -241,6 +248,25 @@ class SampleHandlersTests {
             // the region stays for the other client
             assertThat(new Pointer(descriptor.getLong(0)).getByteArray(0, (int) size)).isEqualTo(exposed);
         });
+    }
+
+    @Test
+    @ExtendWith(OutputCaptureExtension.class)
+    void readToPersistentRejectsARequestWithoutTheExamplesCommonDataSayingWhy(CapturedOutput output) {
+        byte[] noRegion = new RpmaCommonData(4, new byte[20], new byte[0]).encode();
+        this.runner.run((context) -> {
+            RpmaServer server = context.getBean(RpmaServer.class);
+            for (byte[] privateData : List.of(ExampleProtocols.cString("Hello server!"), noRegion)) {
+                FakeRequest request = this.fake.endpointAt("198.18.0.1", 7211).queueRequest(privateData);
+                assertThat(request.awaitConsumed(WAIT)).isEqualTo(FakeRequest.State.DELETED);
+            }
+            assertThat(this.fake.await(WAIT, () -> server.endpoint(ReadToPersistentHandler.ENDPOINT).statistics()
+                .rejected(RejectReason.HANDLER) == 2)).isTrue();
+        });
+        assertThat(output.getAll())
+            .contains("read-to-persistent: rejecting a request: its 14 bytes of private data are fewer than struct"
+                    + " common_data's 28")
+            .contains("read-to-persistent: rejecting a request: its struct common_data says mr_desc_size 20, not 21");
     }
 
     @Test

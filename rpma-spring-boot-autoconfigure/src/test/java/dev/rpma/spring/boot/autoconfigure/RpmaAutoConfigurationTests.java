@@ -266,7 +266,9 @@ class RpmaAutoConfigurationTests {
                 assertThat(request.awaitConsumed(WAIT)).isEqualTo(FakeRequest.State.CONNECTED);
                 byte[] descriptor = RpmaCommonData.decode(request.connectPrivateData()).memoryRegionDescriptor();
                 assertThat(ByteBuffer.wrap(descriptor).order(ByteOrder.LITTLE_ENDIAN).getLong(8)).isEqualTo(14);
-                assertThat(descriptor[20]).isEqualTo((byte) (MemoryUsage.READ_SRC.flag() | MemoryUsage.WRITE_DST.flag()));
+                // READ_DST comes with WRITE_DST: a session may read its client's memory into the region
+                assertThat(descriptor[20]).isEqualTo((byte) (MemoryUsage.READ_SRC.flag() | MemoryUsage.WRITE_DST.flag()
+                        | MemoryUsage.READ_DST.flag()));
             });
     }
 
