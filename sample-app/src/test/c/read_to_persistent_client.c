@@ -57,26 +57,11 @@ struct common_data {
 int main(int argc, char **argv)
 {
 	const char *pos[3];
-	int npos = 0;
-	long timeout_s = 60;
-	for (int i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "--timeout") && i + 1 < argc) {
-			timeout_s = parse_long(argv[i], argv[i + 1], 1);
-			i++;
-		} else if (argv[i][0] != '-' && npos < 3) {
-			pos[npos++] = argv[i];
-		} else {
-			npos = -100;
-		}
-	}
-	if (npos != 3) {
-		fprintf(stderr, "usage: %s ADDR PORT TEXT [--timeout SEC]\n", argv[0]);
-		return EXIT_USAGE;
-	}
+	long timeout_s;
+	uint64_t deadline = parse_positional_timeout(argc, argv, 3, pos, "ADDR PORT TEXT", &timeout_s);
 	const char *addr = pos[0], *port = pos[1], *text = pos[2];
 	if (strlen(text) >= HELLO_STR_SIZE)
 		bad_value("TEXT (at most 1023 bytes)", text);
-	uint64_t deadline = now_ms() + (uint64_t)timeout_s * 1000u;
 
 	init_output();
 
@@ -86,7 +71,7 @@ int main(int argc, char **argv)
 	struct hello_t *hello = NULL;
 	enum rpma_conn_event ev = RPMA_CONN_UNDEFINED;
 	int ev_fd = -1, ret, rc = EXIT_FAIL;
-	bool established = false;
+	bool established = false, closed = false;
 
 	/* page-aligned and zeroed, as the example's malloc_aligned() */
 	if (posix_memalign((void **)&hello, (size_t)sysconf(_SC_PAGESIZE), sizeof(*hello))) {
@@ -127,37 +112,24 @@ int main(int argc, char **argv)
 	if (ret == WAIT_TIMEOUT)
 		rc = EXIT_TIMEOUT;
 	if (ret)
-		goto out_disconnect;
+		goto out_end;
 	established = true;
 
-	/* the server reads, then disconnects: wait for its CLOSED */
+	/* the server reads, then disconnects: wait for its CLOSED, then answer it and delete (the
+	 * example's order) */
 	ret = wait_event(conn, ev_fd, deadline, &ev);
 	if (ret == WAIT_TIMEOUT) {
 		fprintf(stderr, PROG_NAME ": the server never closed the connection (waited %ld s)\n", timeout_s);
 		rc = EXIT_TIMEOUT;
-		goto out_disconnect;
-	}
-	if (ret)
-		goto out_disconnect;
-	if (ev != RPMA_CONN_CLOSED) {
+	} else if (!ret && ev != RPMA_CONN_CLOSED) {
 		fprintf(stderr, PROG_NAME ": unexpected event instead of CLOSED: %s\n", rpma_utils_conn_event_2str(ev));
-		goto out_disconnect;
+	} else if (!ret) {
+		closed = true;
+		rc = EXIT_OK;
 	}
-	/* answer the server's disconnect, then delete (the example's order) */
-	if ((ret = rpma_conn_disconnect(conn))) {
-		fail("rpma_conn_disconnect", ret);
-		goto out_delete;
-	}
-	rc = EXIT_OK;
-	goto out_delete;
 
-out_disconnect:
-	/* our side ends it: disconnect and give the CLOSED a short, bounded wait (a connection
-	 * that never got established is only deleted) */
-	if (established && rpma_conn_disconnect(conn) == 0)
-		(void) wait_closed(conn, ev_fd, now_ms() + TEARDOWN_GRACE_MS);
-out_delete:
-	rc = cleanup_rc(rc, "rpma_conn_delete", rpma_conn_delete(&conn));
+out_end:
+	rc = end_connection(&conn, established, closed, ev_fd, deadline, rc);
 out_dereg:
 	rc = cleanup_rc(rc, "rpma_mr_dereg", rpma_mr_dereg(&mr));
 out_peer:

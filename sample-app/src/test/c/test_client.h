@@ -82,36 +82,43 @@ static inline size_t parse_hex(const char *what, const char *hex, unsigned char 
 	return len / 2;
 }
 
-/* the arguments "ADDR PORT [--timeout SEC]" (default 60 s) of the one-connection programs: the address,
- * the port, the timeout and the deadline it gives; anything else prints the usage and exits 2 */
-static inline uint64_t parse_addr_port_timeout(int argc, char **argv, const char **addr, const char **port,
+/* the arguments "NAMES... [--timeout SEC]" (default 60 s) of the one-connection programs: exactly n
+ * positional ones into pos (their names, for the usage, in names), the timeout and the deadline it
+ * gives; anything else prints the usage and exits 2 */
+static inline uint64_t parse_positional_timeout(int argc, char **argv, int n, const char **pos, const char *names,
 		long *timeout)
 {
-	const char *pos[2];
 	int npos = 0;
 	long timeout_s = 60;
 	for (int i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--timeout") && i + 1 < argc) {
 			timeout_s = parse_long(argv[i], argv[i + 1], 1);
 			i++;
-		} else if (argv[i][0] != '-' && npos < 2) {
+		} else if (argv[i][0] != '-' && npos < n) {
 			pos[npos++] = argv[i];
 		} else {
 			npos = -100;
 		}
 	}
-	if (npos != 2) {
-		fprintf(stderr, "usage: %s ADDR PORT [--timeout SEC]\n", argv[0]);
+	if (npos != n) {
+		fprintf(stderr, "usage: %s %s [--timeout SEC]\n", argv[0], names);
 		exit(EXIT_USAGE);
 	}
-	*addr = pos[0];
-	*port = pos[1];
 	*timeout = timeout_s;
 	return now_ms() + (uint64_t)timeout_s * 1000u;
 }
 
-/* librpma logs to syslog by default: errors go to stderr too; stdout is line-buffered, so that
- * a test reading the pipe sees each line as it comes */
+/* the arguments "ADDR PORT [--timeout SEC]": parse_positional_timeout's for the address and the port */
+static inline uint64_t parse_addr_port_timeout(int argc, char **argv, const char **addr, const char **port,
+		long *timeout)
+{
+	const char *pos[2];
+	uint64_t deadline = parse_positional_timeout(argc, argv, 2, pos, "ADDR PORT", timeout);
+	*addr = pos[0];
+	*port = pos[1];
+	return deadline;
+}
+
 static inline void init_output(void)
 {
 	(void) rpma_log_set_threshold(RPMA_LOG_THRESHOLD_AUX, RPMA_LOG_LEVEL_ERROR);
