@@ -61,15 +61,18 @@ final class PendingRequest {
     /** Its outcome was recorded (the future may be done earlier: cancelled by the caller). */
     boolean finished;
 
+    /**
+     * @param startNanos when it was made ({@link System#nanoTime()}), from which its timeout runs
+     */
     PendingRequest(Kind kind, byte[] route, String routeText, byte[] payload, boolean idempotent, Duration timeout,
-            RpmaRequestObserver.@Nullable Observed observed) {
+            long startNanos, RpmaRequestObserver.@Nullable Observed observed) {
         this.kind = kind;
         this.route = route;
         this.routeText = routeText;
         this.payload = payload;
         this.idempotent = idempotent;
         this.timeout = timeout;
-        this.startNanos = System.nanoTime();
+        this.startNanos = startNanos;
         this.deadlineNanos = this.startNanos + timeout.toNanos();
         this.observed = observed;
     }

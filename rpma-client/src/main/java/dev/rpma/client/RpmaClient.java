@@ -29,6 +29,7 @@ import dev.rpma.binding.RpmaPeer;
 import dev.rpma.server.RpmaFraming;
 import dev.rpma.server.RpmaMessageCodec;
 import dev.rpma.server.RpmaProtocolException;
+import dev.rpma.server.loop.RpmaEventLoop;
 import dev.rpma.server.loop.RpmaEventLoopGroup;
 
 /**
@@ -371,7 +372,11 @@ public final class RpmaClient implements AutoCloseable {
 
     /** {@code request} ended: reported to the observer, its observation stopped; once per request. */
     void completed(PendingRequest request, RpmaClientObserver.Outcome outcome, @Nullable Throwable failure) {
-        this.observer.requestCompleted(name(), server(), request.routeText, outcome, System.nanoTime() - request.startNanos);
+        if (this.observer != RpmaClientObserver.NONE) {
+            // only then: a clock read can be a system call
+            this.observer.requestCompleted(name(), server(), request.routeText, outcome,
+                    System.nanoTime() - request.startNanos);
+        }
         if (request.observed != null) {
             request.observed.stop(outcome, failure);
         }
@@ -503,7 +508,7 @@ public final class RpmaClient implements AutoCloseable {
         }
         checkPayload(payload);
         Duration timeout = (options.timeout() != null) ? options.timeout() : this.settings.requestTimeout();
-        return new PendingRequest(kind, routeBytes, route, payload.clone(), options.idempotent(), timeout,
+        return new PendingRequest(kind, routeBytes, route, payload.clone(), options.idempotent(), timeout, madeAt(),
                 this.requestObserver.start(name(), server(), route));
     }
 
@@ -513,8 +518,21 @@ public final class RpmaClient implements AutoCloseable {
             throw new IllegalArgumentException("An empty message cannot be sent in raw mode: the server would see a"
                     + " receive of 0 bytes");
         }
-        return new PendingRequest(kind, new byte[0], "", payload.clone(), false, this.settings.requestTimeout(),
+        return new PendingRequest(kind, new byte[0], "", payload.clone(), false, this.settings.requestTimeout(), madeAt(),
                 this.requestObserver.start(name(), server(), ""));
+    }
+
+    /**
+     * When a request is made: the clock; or, for one made on an event loop (in a callback) when no
+     * observer times requests, the loop's reading of the clock when its round began, which is free
+     * where a clock read is a system call. Its timeout then runs from up to a round's work earlier.
+     */
+    private long madeAt() {
+        RpmaEventLoop loop;
+        if (this.observer == RpmaClientObserver.NONE && (loop = RpmaEventLoop.current()) != null) {
+            return loop.clockNanos();
+        }
+        return System.nanoTime();
     }
 
     private void checkPayload(byte[] payload) {

@@ -15,7 +15,7 @@ class InFlightRequestsTest {
 
     private static PendingRequest request(int id) {
         PendingRequest request = new PendingRequest(PendingRequest.Kind.REQUEST, new byte[0], "", new byte[0], false,
-                Duration.ofSeconds(1), null);
+                Duration.ofSeconds(1), System.nanoTime(), null);
         request.requestId = id;
         return request;
     }

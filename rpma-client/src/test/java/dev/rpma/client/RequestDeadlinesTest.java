@@ -25,7 +25,7 @@ class RequestDeadlinesTest {
 
     private static PendingRequest request(Duration timeout, int id) {
         PendingRequest request = new PendingRequest(PendingRequest.Kind.REQUEST, new byte[0], "", new byte[0], false,
-                timeout, null);
+                timeout, System.nanoTime(), null);
         request.requestId = id;
         return request;
     }

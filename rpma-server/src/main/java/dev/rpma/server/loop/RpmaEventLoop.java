@@ -44,8 +44,14 @@ import dev.rpma.binding.io.Epoll;
  * look at the fds registered with {@link #registerBusyPolled}: their pollers find that work, and a
  * completion channel's event read there would re-arm its queue, so that every further completion
  * raised an event of its own (under soft-RoCE that made each send's system call about 40 %
- * longer). Their readiness is taken once the loop sleeps. The clock is read only around sleeps and
- * while spinning without work.
+ * longer). Their readiness is taken once the loop sleeps.
+ *
+ * <p>The clock is read once per round (twice around a sleep, for the idle time), at a look at the
+ * fds while spinning, and on each spin without work; timers, and handlers through
+ * {@link #clockNanos()}, use that reading. A clock read can be a system call: where the kernel's
+ * clock source has no vDSO reader (HPET, as in an emulated machine) each costs microseconds: under
+ * soft-RoCE in such a machine, a client's loop spent a fifth of its time reading the clock, most of
+ * it in four readings per round of its own.
  *
  * <p>Allocation-free per wake-up and per spin; a task handed over from another thread costs a queue
  * node.
@@ -143,6 +149,9 @@ public final class RpmaEventLoop implements Executor {
 
     private long timerSequence;
 
+    /** {@link System#nanoTime()} as the loop last read it. */
+    private long clock = this.startedNanos;
+
     @SuppressWarnings("unused") // through IDLE_NANOS: written by the loop, read by meters
     private volatile long idleNanos;
 
@@ -156,7 +165,7 @@ public final class RpmaEventLoop implements Executor {
     public RpmaEventLoop(String name, Duration busyPoll) {
         this.name = name;
         this.busyPollNanos = busyPoll.toNanos();
-        this.thread = new RpmaThread(this::run, name);
+        this.thread = new LoopThread(this, name);
         // daemon: the server keeps the JVM alive with a thread of its own while it runs, so that a loop
         // stuck in application code cannot keep a JVM from exiting after the server gave up on it
         this.thread.setDaemon(true);
@@ -173,6 +182,11 @@ public final class RpmaEventLoop implements Executor {
         }
         this.state = State.RUNNING;
         this.thread.start();
+    }
+
+    /** The loop whose thread calls this; {@code null} on any other thread. */
+    public static @Nullable RpmaEventLoop current() {
+        return (Thread.currentThread() instanceof LoopThread loopThread) ? loopThread.loop : null;
     }
 
     /** Whether the calling thread is this loop's. */
@@ -322,7 +336,19 @@ public final class RpmaEventLoop implements Executor {
         this.soon.add(work);
     }
 
-    /** Runs {@code task} on this thread after {@code delay}. Loop thread only. */
+    /**
+     * {@link System#nanoTime()} as this loop last read it: when its current round began, or later in
+     * its busy poll; behind the clock by at most the work of one round, or of
+     * {@value #WORKING_SPINS_PER_FD_LOOK} spins that found work. Free where a read of the clock may be
+     * a system call: for times that tolerate the lag, as activity stamps and deadlines that a timer
+     * looks at again. Loop thread only.
+     */
+    public long clockNanos() {
+        checkInLoop("clockNanos");
+        return this.clock;
+    }
+
+    /** Runs {@code task} on this thread after {@code delay} (from now, not from {@link #clockNanos()}). Loop thread only. */
     public Timer schedule(Runnable task, Duration delay) {
         checkInLoop("schedule");
         Timer timer = new Timer(task, System.nanoTime() + delay.toNanos(), this.timerSequence++);
@@ -396,15 +422,17 @@ public final class RpmaEventLoop implements Executor {
     }
 
     private void round() {
-        int timeout = waitTimeout();
         int ready;
-        if (timeout != 0) {
+        if (this.tasks.isEmpty() && this.soon.isEmpty()) {
+            // one reading serves the wait's timeout and the idle time
             long before = System.nanoTime();
-            ready = this.epoll.await(timeout);
-            IDLE_NANOS.setOpaque(this, (long) IDLE_NANOS.getOpaque(this) + (System.nanoTime() - before));
+            ready = this.epoll.await(waitTimeout(before));
+            this.clock = System.nanoTime();
+            IDLE_NANOS.setOpaque(this, (long) IDLE_NANOS.getOpaque(this) + (this.clock - before));
         }
         else {
             ready = this.epoll.await(0);
+            this.clock = System.nanoTime();
         }
         WAKEUPS.setOpaque(this, (long) WAKEUPS.getOpaque(this) + 1);
         // before the tasks run: a task added from here on either runs below or wakes the next wait
@@ -421,15 +449,12 @@ public final class RpmaEventLoop implements Executor {
         }
     }
 
-    private int waitTimeout() {
-        if (!this.tasks.isEmpty() || !this.soon.isEmpty()) {
-            return 0;
-        }
+    private int waitTimeout(long now) {
         Timer next = this.timers.peek();
         if (next == null) {
             return -1;
         }
-        long nanos = next.deadline - System.nanoTime();
+        long nanos = next.deadline - now;
         return (nanos <= 0) ? 0 : (int) Math.min(Integer.MAX_VALUE, TimeUnit.NANOSECONDS.toMillis(nanos + 999_999));
     }
 
@@ -471,7 +496,7 @@ public final class RpmaEventLoop implements Executor {
     }
 
     private void runTimers() {
-        long now = System.nanoTime();
+        long now = this.clock;
         Timer timer;
         while ((timer = this.timers.peek()) != null && now - timer.deadline >= 0) {
             this.timers.poll();
@@ -502,6 +527,7 @@ public final class RpmaEventLoop implements Executor {
             if (found) {
                 if (++workingSpins == WORKING_SPINS_PER_FD_LOOK) {
                     workingSpins = 0;
+                    this.clock = System.nanoTime();
                     lookAtFds();
                 }
                 // work came: the busy-poll time starts again, read from the clock at the next empty look
@@ -509,6 +535,7 @@ public final class RpmaEventLoop implements Executor {
                 continue;
             }
             long now = System.nanoTime();
+            this.clock = now;
             if (fdLookAt == 0) {
                 fdLookAt = now + FD_LOOK_INTERVAL_MICROS * 1000;
             }
@@ -531,7 +558,10 @@ public final class RpmaEventLoop implements Executor {
         }
     }
 
-    /** One look at the fds the pollers do not cover, and the due timers, while spinning; whether there was work. */
+    /**
+     * One look at the fds the pollers do not cover, and the due timers (by {@link #clock}, which the
+     * caller has just read), while spinning; whether there was work.
+     */
     private boolean lookAtFds() {
         int ready = this.epoll.await(0);
         // the look consumed any wake-up: a later one must write again, or the next sleep never ends
@@ -563,6 +593,17 @@ public final class RpmaEventLoop implements Executor {
     @Override
     public String toString() {
         return "RpmaEventLoop[" + this.name + ", " + this.state + "]";
+    }
+
+    /** A loop's thread, which knows its loop ({@link #current()}). */
+    private static final class LoopThread extends RpmaThread {
+
+        private final RpmaEventLoop loop;
+
+        LoopThread(RpmaEventLoop loop, String name) {
+            super(loop::run, name);
+            this.loop = loop;
+        }
     }
 
     /** A task due at a time; cancel it on the loop thread. */

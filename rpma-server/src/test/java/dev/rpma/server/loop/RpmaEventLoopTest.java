@@ -123,6 +123,38 @@ class RpmaEventLoopTest {
         assertThatThrownBy(() -> this.loop.schedule(() -> {
         }, Duration.ZERO)).isInstanceOf(IllegalStateException.class);
         assertThatThrownBy(() -> this.loop.addBusyPoller(() -> false)).isInstanceOf(IllegalStateException.class);
+        assertThatThrownBy(this.loop::clockNanos).isInstanceOf(IllegalStateException.class)
+            .hasMessageContaining("clockNanos");
+    }
+
+    @Test
+    void theLoopsClockIsReadWhenItsRoundBeginsAfterAWaitAndWhileItWorksAndItsThreadKnowsIt() throws Exception {
+        this.loop.start();
+        Thread.sleep(100);
+        // the loop slept; a task handed over now runs in a round that began after it was handed over
+        long handedOver = System.nanoTime();
+        CompletableFuture<long[]> seen = new CompletableFuture<>();
+        this.loop.execute(() -> seen.complete(new long[] { this.loop.clockNanos(), System.nanoTime() }));
+        long[] clocks = seen.get(10, TimeUnit.SECONDS);
+        CompletableFuture<RpmaEventLoop> current = new CompletableFuture<>();
+        this.loop.execute(() -> current.complete(RpmaEventLoop.current()));
+        assertThat(current.get(10, TimeUnit.SECONDS)).isSameAs(this.loop);
+        assertThat(RpmaEventLoop.current()).isNull();
+        assertThat(clocks[0]).isGreaterThanOrEqualTo(handedOver).isLessThanOrEqualTo(clocks[1]);
+        // a loop kept busy by tasks, which never sleeps, still reads it once per round
+        CompletableFuture<Long> later = new CompletableFuture<>();
+        long before = System.nanoTime();
+        Runnable[] again = new Runnable[1];
+        again[0] = () -> {
+            if (this.loop.clockNanos() - before >= TimeUnit.MILLISECONDS.toNanos(50)) {
+                later.complete(this.loop.clockNanos());
+            }
+            else {
+                this.loop.runSoon(again[0]);
+            }
+        };
+        this.loop.execute(again[0]);
+        assertThat(later.get(10, TimeUnit.SECONDS) - before).isGreaterThanOrEqualTo(TimeUnit.MILLISECONDS.toNanos(50));
     }
 
     @Test

@@ -1,0 +1,117 @@
+#!/bin/bash
+# client-perf-in-vm.sh - runs INSIDE the soft-RoCE VM: where the Java load client's time per message goes
+# next to the C one's, both against `baseline_server pingpong` as in client-compare-in-vm.sh. Each client
+# runs each test under `perf record` (cpu-clock samples with call graphs; the JIT's symbols from
+# -XX:+DumpPerfMapAtExit), the recording enabled only for the measured run (the Java client gets its
+# warm-up first, in the same JVM), and then under `strace -c -f` (attached for the measured run only) for exact system call counts.
+# In the TCG guest perf samples user code only of a process it starts itself, so perf starts each client.
+#
+#   tools/rxe-vm/rxe-vm.sh -t 1500 -w "$PWD/benchmarks/rdma-vs-c/target" -- benchmarks/rdma-vs-c/client-perf-in-vm.sh
+#   benchmarks/rdma-vs-c/perf-report.py benchmarks/rdma-vs-c/target/client-perf-java-rr.txt
+#
+# Environment (defaults in brackets): ADDR [$RPMA_TEST_SAME_IP or 198.18.0.1], RR_MESSAGES [20000 round
+# trips, 1 connection x 1 in flight], RATE1_MESSAGES [40000, 1 connection x 16 in flight], WARMUP_MESSAGES
+# [10000], FREQUENCY [2000 Hz], JAVA_CLIENT_ARGS [none; e.g. --busy-poll-us 50], TAG [none: a suffix for
+# the output files], CLIENT_JAR [rpma-benchmarks/target/benchmarks.jar], PORT [7326].
+# Output in $BIN [target]: client-perf-{c,java}-{rr,rate1}$TAG.txt (perf script: comm, tid, symbols and
+# libraries of each sample), client-strace-{c,java}-{rr,rate1}$TAG.txt, client-perf$TAG.log (RESULT lines).
+set -uo pipefail
+HERE=$(dirname "$(realpath "$0")")
+ROOT=$(realpath "$HERE/../..")
+BIN=${BIN:-$HERE/target}
+ADDR=${ADDR:-${RPMA_TEST_SAME_IP:-198.18.0.1}}
+RR_MESSAGES=${RR_MESSAGES:-20000}
+RATE1_MESSAGES=${RATE1_MESSAGES:-40000}
+WARMUP_MESSAGES=${WARMUP_MESSAGES:-10000}
+FREQUENCY=${FREQUENCY:-2000}
+JAVA_CLIENT_ARGS=${JAVA_CLIENT_ARGS:-}
+TAG=${TAG:-}
+CLIENT_JAR=${CLIENT_JAR:-$ROOT/rpma-benchmarks/target/benchmarks.jar}
+PORT=${PORT:-7326}
+JAVA_OPTS="-XX:+UseSerialGC -Xms64m -Xmx256m -XX:-UsePerfData -XX:+UnlockDiagnosticVMOptions -XX:+DumpPerfMapAtExit -XX:+PreserveFramePointer"
+WORK=$(mktemp -d /tmp/client-perf.XXXXXX)
+LOGFILE=$BIN/client-perf$TAG.log
+rc=0
+: > "$LOGFILE"
+say() { echo "$*" | tee -a "$LOGFILE"; }
+
+# shellcheck source=lib-servers.sh
+. "$HERE/lib-servers.sh"
+
+"$BIN/baseline_server" pingpong "$ADDR" "$PORT" --window 16 --busy-poll-us 50 > "$WORK/server.log" 2>&1 &
+server_pid=$!
+wait_for_line "$WORK/server.log" listening 10 "$server_pid" || { say "FAIL: the C server did not start"; cat "$WORK/server.log"; exit 1; }
+
+# test_args NAME: the load_client arguments of test rr (1 x 1) or rate1 (1 x 16)
+test_args() {
+  case $1 in
+    rr) echo "--rounds $RR_MESSAGES --warmup 200 --concurrency 1";;
+    rate1) echo "--rounds $RATE1_MESSAGES --inflight 16 --warmup 200 --concurrency 1";;
+  esac
+}
+
+# wait_for_count N: until the Java client printed N RESULT lines (at most 10 min)
+wait_for_count() {
+  local i
+  for i in $(seq 600); do
+    [ "$(grep -c '^RESULT' "$WORK/java.out")" -ge "$1" ] && return 0
+    sleep 1
+  done
+  return 1
+}
+
+# perf_script DATA OUT
+perf_script() {
+  perf script -i "$1" -F comm,tid,ip,sym,dso > "$2" 2> "$WORK/perf-script.err" || { cat "$WORK/perf-script.err"; rc=1; }
+  say "== $(grep -c '^[^[:space:]]' "$2") samples in $2"
+}
+
+for test in rr rate1; do
+  # shellcheck disable=SC2046
+  set -- $(test_args "$test")
+  say "== C client, $test"
+  perf record -e cpu-clock -F "$FREQUENCY" -g -o "$WORK/c-$test.data" -- \
+    "$BIN/load_client" pingpong "$ADDR" "$PORT" "$@" 2> "$WORK/perf-c.err" | tee -a "$LOGFILE" || rc=1
+  perf_script "$WORK/c-$test.data" "$BIN/client-perf-c-$test$TAG.txt"
+  strace -c -f -o "$BIN/client-strace-c-$test$TAG.txt" "$BIN/load_client" pingpong "$ADDR" "$PORT" "$@" | tee -a "$LOGFILE" || rc=1
+
+  for tool in perf strace; do
+    say "== Java client ($JAVA_CLIENT_ARGS), $test, under $tool"
+    rm -f "$WORK/ctl" "$WORK/ack" "$WORK/in"
+    mkfifo "$WORK/ctl" "$WORK/ack" "$WORK/in"
+    launcher=()
+    [ $tool = perf ] && launcher=(perf record -e cpu-clock -F "$FREQUENCY" -g -D -1 --control "fifo:$WORK/ctl,$WORK/ack" -o "$WORK/java-$test.data" --)
+    # shellcheck disable=SC2086
+    "${launcher[@]}" java $JAVA_OPTS -cp "$CLIENT_JAR" dev.rpma.benchmarks.client.PingPongLoadClient --commands \
+      < "$WORK/in" > "$WORK/java.out" 2> "$WORK/java.err" &
+    client=$!
+    exec 7> "$WORK/in"
+    # shellcheck disable=SC2086
+    echo "pingpong $ADDR $PORT --rounds $WARMUP_MESSAGES --concurrency 1 $JAVA_CLIENT_ARGS" >&7
+    wait_for_count 1 || { say "FAIL: no warm-up result"; rc=1; }
+    if [ $tool = perf ]; then
+      echo enable > "$WORK/ctl" && read -r _ < "$WORK/ack"
+    else
+      # attached to every thread of the JVM for the measured run only
+      strace -c -f -p "$(pgrep -f -n PingPongLoadClient)" -o "$BIN/client-strace-java-$test$TAG.txt" &
+      tracer=$!
+      sleep 3
+    fi
+    # shellcheck disable=SC2086
+    echo "pingpong $ADDR $PORT $* $JAVA_CLIENT_ARGS" >&7
+    wait_for_count 2 || { say "FAIL: no result"; rc=1; }
+    if [ $tool = perf ]; then
+      echo disable > "$WORK/ctl" && read -r _ < "$WORK/ack"
+    else
+      kill -INT "$tracer"; wait "$tracer"
+    fi
+    exec 7>&-
+    wait "$client" || rc=1
+    grep '^RESULT' "$WORK/java.out" | tee -a "$LOGFILE"
+    head -n 5 "$WORK/java.err"
+    [ $tool = perf ] && perf_script "$WORK/java-$test.data" "$BIN/client-perf-java-$test$TAG.txt"
+  done
+done
+kill -TERM "$server_pid"; wait "$server_pid"
+rm -rf "$WORK"
+exit $rc
