@@ -12,7 +12,8 @@
 # Environment (defaults in brackets): ADDR [$RPMA_TEST_SAME_IP or 198.18.0.1], RR_MESSAGES [20000 round
 # trips, 1 connection x 1 in flight], RATE1_MESSAGES [40000, 1 connection x 16 in flight], WARMUP_MESSAGES
 # [10000], FREQUENCY [2000 Hz], JAVA_CLIENT_ARGS [none; e.g. --busy-poll-us 50], TAG [none: a suffix for
-# the output files], CLIENT_JAR [rpma-benchmarks/target/benchmarks.jar], PORT [7326].
+# the output files], CLIENT_JAR [rpma-benchmarks/target/benchmarks.jar], PORT [7326], CLIENTS ["c java"],
+# TOOLS ["perf strace"], TESTS ["rr rate1"].
 # Output in $BIN [target]: client-perf-{c,java}-{rr,rate1}$TAG.txt (perf script: comm, tid, symbols and
 # libraries of each sample), client-strace-{c,java}-{rr,rate1}$TAG.txt, client-perf$TAG.log (RESULT lines).
 set -uo pipefail
@@ -28,6 +29,9 @@ JAVA_CLIENT_ARGS=${JAVA_CLIENT_ARGS:-}
 TAG=${TAG:-}
 CLIENT_JAR=${CLIENT_JAR:-$ROOT/rpma-benchmarks/target/benchmarks.jar}
 PORT=${PORT:-7326}
+CLIENTS=${CLIENTS:-c java}
+TOOLS=${TOOLS:-perf strace}
+TESTS=${TESTS:-rr rate1}
 JAVA_OPTS="-XX:+UseSerialGC -Xms64m -Xmx256m -XX:-UsePerfData -XX:+UnlockDiagnosticVMOptions -XX:+DumpPerfMapAtExit -XX:+PreserveFramePointer"
 WORK=$(mktemp -d /tmp/client-perf.XXXXXX)
 LOGFILE=$BIN/client-perf$TAG.log
@@ -66,16 +70,23 @@ perf_script() {
   say "== $(grep -c '^[^[:space:]]' "$2") samples in $2"
 }
 
-for test in rr rate1; do
+for test in $TESTS; do
   # shellcheck disable=SC2046
   set -- $(test_args "$test")
-  say "== C client, $test"
-  perf record -e cpu-clock -F "$FREQUENCY" -g -o "$WORK/c-$test.data" -- \
-    "$BIN/load_client" pingpong "$ADDR" "$PORT" "$@" 2> "$WORK/perf-c.err" | tee -a "$LOGFILE" || rc=1
-  perf_script "$WORK/c-$test.data" "$BIN/client-perf-c-$test$TAG.txt"
-  strace -c -f -o "$BIN/client-strace-c-$test$TAG.txt" "$BIN/load_client" pingpong "$ADDR" "$PORT" "$@" | tee -a "$LOGFILE" || rc=1
+  for tool in $TOOLS; do
+    [[ " $CLIENTS " == *" c "* ]] || break
+    say "== C client, $test, under $tool"
+    if [ "$tool" = perf ]; then
+      perf record -e cpu-clock -F "$FREQUENCY" -g -o "$WORK/c-$test.data" -- \
+        "$BIN/load_client" pingpong "$ADDR" "$PORT" "$@" 2> "$WORK/perf-c.err" | tee -a "$LOGFILE" || rc=1
+      perf_script "$WORK/c-$test.data" "$BIN/client-perf-c-$test$TAG.txt"
+    else
+      strace -c -f -o "$BIN/client-strace-c-$test$TAG.txt" "$BIN/load_client" pingpong "$ADDR" "$PORT" "$@" | tee -a "$LOGFILE" || rc=1
+    fi
+  done
 
-  for tool in perf strace; do
+  for tool in $TOOLS; do
+    [[ " $CLIENTS " == *" java "* ]] || break
     say "== Java client ($JAVA_CLIENT_ARGS), $test, under $tool"
     rm -f "$WORK/ctl" "$WORK/ack" "$WORK/in"
     mkfifo "$WORK/ctl" "$WORK/ack" "$WORK/in"

@@ -56,6 +56,10 @@
 #                 code in most runs, so with 7.2 the default is one TCG thread.
 #   RXE_VM_TCG_THREAD  multi | single (default: multi with qemu>=8, single with 7.2)
 #   RXE_VM_CPU    -cpu model (default max for tcg, host for kvm)
+#   RXE_VM_APPEND more guest kernel arguments, e.g. "clocksource=tsc tsc=reliable":
+#                 under TCG the kernel finds the TSCs unsynchronized and reads
+#                 the emulated HPET instead, which has no vDSO reader, so every
+#                 clock read is a system call of microseconds
 # Exit code: COMMAND's exit code; 124 timeout; 125 VM/setup failure.
 set -euo pipefail
 
@@ -369,7 +373,7 @@ timeout --kill-after=10 "$TIMEOUT" "$QEMU" "${QEMU_ARGS[@]}" \
   "${ACCEL_ARGS[@]}" -m "$MEM" -smp "$CPUS" \
   -nodefaults -no-user-config -display none -no-reboot -nic none \
   -kernel "$KDIR/boot/vmlinuz-$KVER" -initrd "$INITRD" \
-  -append "console=ttyS0 panic=-1 quiet loglevel=4 rxevm.run=$RUN${PMEM_APPEND}" \
+  -append "console=ttyS0 panic=-1 quiet loglevel=4 rxevm.run=$RUN${PMEM_APPEND}${RXE_VM_APPEND:+ $RXE_VM_APPEND}" \
   -serial file:"$RUN/console.log" \
   -device virtio-serial-pci,id=vser0 \
   -chardev file,id=out,path="$RUN/output.stream" \

@@ -170,4 +170,13 @@ final class JnaLibRpma extends DirectLibRpma {
         }
         return Direct.rpma_cq_get_wc(cq, numEntries, wc, numEntriesGot);
     }
+
+    @Override
+    public int rpma_cq_wait(long cq) {
+        JniCalls jni = this.jni;
+        if (jni != null) {
+            return keepErrno(JniCalls.call1(jni.cqWait, cq));
+        }
+        return Direct.rpma_cq_wait(cq);
+    }
 }

@@ -41,6 +41,8 @@ final class JniCalls {
 
     final long getWc;
 
+    final long cqWait;
+
     final long send;
 
     final long recv;
@@ -68,6 +70,7 @@ final class JniCalls {
     /** Calls the functions whose addresses {@code address} gives for their librpma names. */
     JniCalls(ToLongFunction<String> address) {
         this.getWc = address.applyAsLong("rpma_cq_get_wc");
+        this.cqWait = address.applyAsLong("rpma_cq_wait");
         this.send = address.applyAsLong("rpma_send");
         this.recv = address.applyAsLong("rpma_recv");
         this.srqRecv = address.applyAsLong("rpma_srq_recv");

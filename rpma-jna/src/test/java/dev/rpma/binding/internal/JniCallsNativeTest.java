@@ -51,6 +51,7 @@ class JniCallsNativeTest {
     private Map<String, ToIntFunction<JnaLibRpma>> routedCalls(long object) {
         Map<String, ToIntFunction<JnaLibRpma>> calls = new LinkedHashMap<>();
         calls.put("rpma_cq_get_wc", (lib) -> lib.rpma_cq_get_wc(object, 1, this.out, this.out2));
+        calls.put("rpma_cq_wait", (lib) -> lib.rpma_cq_wait(object));
         calls.put("rpma_send", (lib) -> lib.rpma_send(object, this.out, 0, 8, 3, 0));
         calls.put("rpma_recv", (lib) -> lib.rpma_recv(object, this.out, 0, 8, 0));
         calls.put("rpma_srq_recv", (lib) -> lib.rpma_srq_recv(object, this.out, 0, 8, 0));

@@ -33,6 +33,9 @@ import dev.rpma.binding.io.Epoll;
  * handler, a task or a timer). Other threads hand work over with {@link #execute}, which costs one
  * {@code write(2)} to the wake-up fd per wait however many tasks come meanwhile.
  *
+ * <p>A loop without a busy poll looks at its pollers after work until a look finds nothing (at most
+ * {@value #LOOKS_BEFORE_SLEEPING} times) before it sleeps.
+ *
  * <p>Busy polling: a loop that just did work looks at its pollers in a spin, yielding its CPU
  * between looks, and goes back to sleep only after a whole busy-poll time without work. While it
  * spins it still looks at its fds (and runs due timers), so that connection events are not held
@@ -72,6 +75,9 @@ public final class RpmaEventLoop implements Executor {
 
     /** Spins that found work between two looks at the fds, at most (the clock is not read on them). */
     static final int WORKING_SPINS_PER_FD_LOOK = 256;
+
+    /** Looks at the pollers after work, at most, by a loop without a busy poll before it waits again. */
+    static final int LOOKS_BEFORE_SLEEPING = 16;
 
     private static final VarHandle IDLE_NANOS;
 
@@ -444,8 +450,30 @@ public final class RpmaEventLoop implements Executor {
         if (!this.timers.isEmpty()) {
             runTimers();
         }
-        if (worked && this.pollerCount > 0 && this.busyPollNanos > 0) {
-            spin();
+        if (worked && this.pollerCount > 0) {
+            if (this.busyPollNanos > 0) {
+                spin();
+            }
+            else {
+                lookBeforeSleeping();
+            }
+        }
+    }
+
+    /**
+     * Without a busy poll: looks at the pollers until a look finds nothing, running what the work
+     * hands over, at most {@value #LOOKS_BEFORE_SLEEPING} times, as a C loop polls its completion
+     * queue before it waits: what completed while the loop worked (a reply that came during a
+     * send's system call) is taken without a wait, an event read and a re-arm first. The event
+     * that work raised is still pending then; the next wait returns at once for it.
+     */
+    private void lookBeforeSleeping() {
+        for (int i = 0; i < LOOKS_BEFORE_SLEEPING && this.state == State.RUNNING; i++) {
+            boolean found = pollAll();
+            found |= runTasks();
+            if (!found || !this.soon.isEmpty()) {
+                return;
+            }
         }
     }
 
@@ -516,11 +544,7 @@ public final class RpmaEventLoop implements Executor {
         long fdLookAt = 0;
         int workingSpins = 0;
         while (this.state == State.RUNNING) {
-            boolean found = false;
-            BusyPoller[] current = this.pollers;
-            for (int i = 0; i < this.pollerCount; i++) {
-                found |= current[i].pollOnce();
-            }
+            boolean found = pollAll();
             if (!this.tasks.isEmpty() || !this.soon.isEmpty() || this.pollerCount == 0) {
                 return;
             }
@@ -556,6 +580,16 @@ public final class RpmaEventLoop implements Executor {
             // lets another runnable thread on this CPU (a client, the provider's threads) go on
             Thread.yield();
         }
+    }
+
+    /** One look at every poller; whether one found work. */
+    private boolean pollAll() {
+        boolean found = false;
+        BusyPoller[] current = this.pollers;
+        for (int i = 0; i < this.pollerCount; i++) {
+            found |= current[i].pollOnce();
+        }
+        return found;
     }
 
     /**

@@ -158,6 +158,37 @@ class RpmaEventLoopTest {
     }
 
     @Test
+    void withoutABusyPollTheLoopLooksAtItsPollersAfterWorkUntilALookFindsNothingAndAtMostSixteenTimes()
+            throws InterruptedException {
+        this.loop.start();
+        AtomicInteger looks = new AtomicInteger();
+        AtomicInteger workLeft = new AtomicInteger();
+        this.loop.execute(() -> this.loop.addBusyPoller(() -> {
+            looks.incrementAndGet();
+            if (workLeft.get() > 0) {
+                workLeft.decrementAndGet();
+                return true;
+            }
+            return false;
+        }));
+        // adding it was work: one look, which found nothing
+        await("the first look", () -> looks.get() == 1);
+        workLeft.set(3);
+        this.loop.execute(() -> {
+        });
+        await("three looks that found work and one that did not", () -> looks.get() == 5);
+        Thread.sleep(100);
+        assertThat(looks).hasValue(5);
+        workLeft.set(Integer.MAX_VALUE);
+        this.loop.execute(() -> {
+        });
+        await("the looks of one round", () -> looks.get() == 5 + RpmaEventLoop.LOOKS_BEFORE_SLEEPING);
+        Thread.sleep(100);
+        // then it sleeps: the completion channel's event, not a look, wakes it for more
+        assertThat(looks).hasValue(5 + RpmaEventLoop.LOOKS_BEFORE_SLEEPING);
+    }
+
+    @Test
     void aFailingTaskDoesNotStopTheLoop() {
         this.loop.start();
         AtomicInteger after = new AtomicInteger();
