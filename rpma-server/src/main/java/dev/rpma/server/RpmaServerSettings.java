@@ -11,7 +11,7 @@ import dev.rpma.server.loop.RpmaEventLoopGroup;
  *
  * @param eventLoops the event loops of the data path, shared by every endpoint's sessions
  * @param busyPoll how long a loop keeps polling its sessions' completion queues after work before it
- *     sleeps; zero sleeps at once
+ *     sleeps; zero sleeps as soon as the queues are empty
  * @param gracePeriod how long a stop waits for the sessions to end by themselves before it ends them;
  *     negative waits forever, zero not at all
  * @param shutdownTimeout how long a stop waits, once the grace period is over, for what still runs

@@ -166,7 +166,7 @@ public final class RpmaEventLoop implements Executor {
 
     /**
      * @param name the thread's name
-     * @param busyPoll how long to keep polling the busy pollers after work before sleeping; zero sleeps at once
+     * @param busyPoll how long to keep polling the busy pollers after work before sleeping; zero sleeps as soon as a look at them finds nothing
      */
     public RpmaEventLoop(String name, Duration busyPoll) {
         this.name = name;

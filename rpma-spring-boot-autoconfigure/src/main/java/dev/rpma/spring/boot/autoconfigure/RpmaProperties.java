@@ -621,7 +621,7 @@ public class RpmaProperties {
 
         /**
          * How long a loop keeps polling its sessions' completion queues after work before it sleeps: lower
-         * latency, for a CPU kept busy meanwhile. 0 sleeps at once.
+         * latency, for a CPU kept busy meanwhile. 0 sleeps as soon as the queues are empty.
          */
         private Duration busyPoll = Duration.ofNanos(50_000);
 

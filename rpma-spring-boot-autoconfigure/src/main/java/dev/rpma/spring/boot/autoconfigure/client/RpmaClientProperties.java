@@ -106,7 +106,10 @@ public class RpmaClientProperties {
         /** Event loops of the client's connections. */
         private int eventLoops = 1;
 
-        /** How long a loop keeps polling after work before it sleeps; 0 sleeps at once. */
+        /**
+         * How long a loop keeps polling after work before it sleeps; 0 sleeps as soon as its completion queues
+         * are empty.
+         */
         private Duration busyPoll = Duration.ZERO;
 
         /**
