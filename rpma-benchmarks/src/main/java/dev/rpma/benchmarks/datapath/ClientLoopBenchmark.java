@@ -19,7 +19,7 @@ import dev.rpma.server.RpmaWireMode;
  * at once and allocates nothing: framed requests ({@code request(route, payload)}, 8-byte payload,
  * the REPLY carries it back) and raw exchanges ({@code exchange(payload)}, echoed), one in flight
  * (each waits for the previous reply) and sixteen, each on a client of its own (one connection, one
- * event loop that sleeps at once, no observer, as by default; 32 receive slots and a raw window of 16,
+ * event loop without a busy poll, no observer, as by default; 32 receive slots and a raw window of 16,
  * so that 16 exchanges can be in flight). The calling thread
  * is this one. Per round: what the client's event loop thread allocated per request
  * ({@code ThreadMXBean.getThreadAllocatedBytes}), less the reply's {@code byte[]}, which the loop

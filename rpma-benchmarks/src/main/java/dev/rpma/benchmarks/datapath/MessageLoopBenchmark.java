@@ -110,7 +110,7 @@ public final class MessageLoopBenchmark {
             double allocated = Arrays.stream(rounds).mapToDouble((r) -> r[0]).max().orElse(Double.NaN);
             double[] cpu = Arrays.stream(rounds).mapToDouble((r) -> r[1]).sorted().toArray();
             double[] rate = Arrays.stream(rounds).mapToDouble((r) -> r[2]).sorted().toArray();
-            String mode = ((VARIANTS[v][1] > 0) ? "busy-polls " + VARIANTS[v][1] + " us" : "sleeps at once")
+            String mode = ((VARIANTS[v][1] > 0) ? "busy-polls " + VARIANTS[v][1] + " us" : "no busy poll")
                     + ((VARIANTS[v][2] > 0) ? ", SRQ" : "");
             System.out.printf(Locale.ROOT, "%d, %-26s %15.3f %20.0f (%.0f-%.0f) %24.0f%n", VARIANTS[v][0], mode, allocated,
                     median(cpu), cpu[0], cpu[cpu.length - 1], median(rate));
