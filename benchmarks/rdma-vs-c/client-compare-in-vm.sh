@@ -36,8 +36,9 @@
 #   CLIENT_JAR [rpma-benchmarks/target/benchmarks.jar]
 #   JAVA_CLIENT_OPTS [-XX:+UseSerialGC -Xms64m -Xmx256m -XX:-UsePerfData]  the server comparison's
 #   JAVA_CLIENT_ARGS []       more PingPongLoadClient options for every Java run (--event-loops N,
-#                             --busy-poll-us N; defaults: the client's, 1 loop that sleeps at once,
-#                             as load_client sleeps in poll())
+#                             --busy-poll-us N; defaults: the client's, 1 loop without a busy poll,
+#                             which looks at its queues until empty and sleeps, as load_client
+#                             polls and then sleeps in poll())
 #   ONLY [all]                a regular expression of the tests to run ("pingpong 1", "rate 1", "rate 16")
 #   RESULTS_FILE [$BIN/client-compare-results.txt]  in the VM, in a directory shared with -w
 set -uo pipefail

@@ -28,7 +28,7 @@ import dev.rpma.server.RpmaWireMode;
  * its successor, built in a send slot with {@code session.newMessage()}), driven from this thread
  * with one message in flight (each waits for the previous reply) and with eight (the receive
  * slots). For each, in both of the loop's modes (busy-polling 50 µs after work, as by default, and
- * sleeping at once), per round: what the event loop thread allocated per message
+ * without a busy poll), per round: what the event loop thread allocated per message
  * ({@code ThreadMXBean.getThreadAllocatedBytes}; the target is 0), its CPU time per message (with
  * the stand-in's few stores per call, this is the loop's own cost: completions, dispatch, handler,
  * repost, send, and the wake-ups), and the message rate. Then the same, busy-polling, with the
