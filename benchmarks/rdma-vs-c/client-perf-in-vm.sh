@@ -3,8 +3,10 @@
 # next to the C one's, both against `baseline_server pingpong` as in client-compare-in-vm.sh. Each client
 # runs each test under `perf record` (cpu-clock samples with call graphs; the JIT's symbols from
 # -XX:+DumpPerfMapAtExit), the recording enabled only for the measured run (the Java client gets its
-# warm-up first, in the same JVM), and then under `strace -c -f` (attached for the measured run only) for exact system call counts.
+# warm-up first, in the same JVM), and then under `strace -c -f` (attached for the measured run only)
+# for exact system call counts.
 # In the TCG guest perf samples user code only of a process it starts itself, so perf starts each client.
+# Needs perf and strace on the host, whose root the VM mounts: apt-get install linux-perf strace.
 #
 #   tools/rxe-vm/rxe-vm.sh -t 1500 -w "$PWD/benchmarks/rdma-vs-c/target" -- benchmarks/rdma-vs-c/client-perf-in-vm.sh
 #   benchmarks/rdma-vs-c/perf-report.py benchmarks/rdma-vs-c/target/client-perf-java-rr.txt
@@ -54,12 +56,14 @@ test_args() {
   esac
 }
 
-# wait_for_count N: until the Java client printed N RESULT lines (at most 10 min)
+# wait_for_count N: until the Java client ($client) printed N RESULT lines; 1 when it ended first or
+# after 10 min
 wait_for_count() {
   local i
-  for i in $(seq 600); do
+  for i in $(seq 6000); do
     [ "$(grep -c '^RESULT' "$WORK/java.out")" -ge "$1" ] && return 0
-    sleep 1
+    kill -0 "$client" 2>/dev/null || return 1
+    sleep 0.1
   done
   return 1
 }
@@ -95,7 +99,7 @@ for test in $TESTS; do
     # shellcheck disable=SC2086
     "${launcher[@]}" java $JAVA_OPTS -cp "$CLIENT_JAR" dev.rpma.benchmarks.client.PingPongLoadClient --commands \
       < "$WORK/in" > "$WORK/java.out" 2> "$WORK/java.err" &
-    client=$!
+    client=$!   # perf's pid, or the JVM's when nothing launches it
     exec 7> "$WORK/in"
     # shellcheck disable=SC2086
     echo "pingpong $ADDR $PORT --rounds $WARMUP_MESSAGES --concurrency 1 $JAVA_CLIENT_ARGS" >&7
@@ -104,7 +108,7 @@ for test in $TESTS; do
       echo enable > "$WORK/ctl" && read -r _ < "$WORK/ack"
     else
       # attached to every thread of the JVM for the measured run only
-      strace -c -f -p "$(pgrep -f -n PingPongLoadClient)" -o "$BIN/client-strace-java-$test$TAG.txt" &
+      strace -c -f -p "$client" -o "$BIN/client-strace-java-$test$TAG.txt" &
       tracer=$!
       sleep 3
     fi

@@ -119,6 +119,8 @@ static inline uint64_t parse_addr_port_timeout(int argc, char **argv, const char
 	return deadline;
 }
 
+/* librpma logs to syslog by default: errors go to stderr too; stdout is line-buffered, so that
+ * a test reading the pipe sees each line as it comes */
 static inline void init_output(void)
 {
 	(void) rpma_log_set_threshold(RPMA_LOG_THRESHOLD_AUX, RPMA_LOG_LEVEL_ERROR);

@@ -438,7 +438,8 @@ final class ClientConnection implements RpmaClientConnection, RpmaEventLoop.IoHa
             return;
         }
         if (!this.deadlines.holds(request)) {
-            // the loop's reading of the clock: one that expires meanwhile is sent, and then timed out by the deadlines' timer
+            // the loop's reading of the clock: one that expires meanwhile is sent, and then timed out by
+            // the deadlines' timer
             if (request.deadlineNanos - this.loop.clockNanos() <= 0) {
                 timedOut(request);
                 return;

@@ -183,7 +183,10 @@ public final class RpmaClientBuilder {
         return this;
     }
 
-    /** How long a loop keeps polling after work before it sleeps (default 0: sleeps as soon as its completion queues are empty). */
+    /**
+     * How long a loop keeps polling after work before it sleeps (default 0: sleeps as soon as its
+     * completion queues are empty).
+     */
     public RpmaClientBuilder busyPoll(Duration busyPoll) {
         this.busyPoll = busyPoll;
         return this;

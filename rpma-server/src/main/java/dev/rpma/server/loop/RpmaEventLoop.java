@@ -166,7 +166,8 @@ public final class RpmaEventLoop implements Executor {
 
     /**
      * @param name the thread's name
-     * @param busyPoll how long to keep polling the busy pollers after work before sleeping; zero sleeps as soon as a look at them finds nothing
+     * @param busyPoll how long to keep polling the busy pollers after work before sleeping; zero sleeps as
+     *     soon as a look at them finds nothing
      */
     public RpmaEventLoop(String name, Duration busyPoll) {
         this.name = name;
@@ -354,7 +355,10 @@ public final class RpmaEventLoop implements Executor {
         return this.clock;
     }
 
-    /** Runs {@code task} on this thread after {@code delay} (from now, not from {@link #clockNanos()}). Loop thread only. */
+    /**
+     * Runs {@code task} on this thread after {@code delay} (from now, not from {@link #clockNanos()}).
+     * Loop thread only.
+     */
     public Timer schedule(Runnable task, Duration delay) {
         checkInLoop("schedule");
         Timer timer = new Timer(task, System.nanoTime() + delay.toNanos(), this.timerSequence++);
