@@ -157,7 +157,8 @@ public final class RpmaIncomingRequest {
                     + " accept carries at most " + RpmaConnectionRequest.MAX_ACCEPT_PRIVATE_DATA + " bytes over"
                     + " RoCE/InfiniBand; send more once the session is established");
         }
-        byte[] data = (privateData != null) ? privateData.clone() : null;
+        // not clone(): the JDK 17 C1 compiler calls into the VM for it, and this code runs once per connection
+        byte[] data = (privateData != null) ? Arrays.copyOf(privateData, privateData.length) : null;
         if (!STATE.compareAndSet(this, PENDING, CONNECTING)) {
             throw decidedError("connect");
         }

@@ -127,7 +127,8 @@ final class ServerSession implements RpmaSession, RpmaEventLoop.IoHandler {
         this.loopIndex = loopIndex;
         this.loop = endpoint.loops.loop(loopIndex);
         this.privateData = privateData;
-        this.attributes = new ConcurrentHashMap<>(attributes);
+        // the copy constructor allocates a table even for no attributes, the common case
+        this.attributes = attributes.isEmpty() ? new ConcurrentHashMap<>() : new ConcurrentHashMap<>(attributes);
         this.data = (block != null) ? new SessionDataPath(this, endpoint, connection, block,
                 endpoint.shared(loopIndex), this.loop, batch) : null;
         this.reads = new SessionReads(this, endpoint, connection, this.loop, batch, block != null);
