@@ -19,9 +19,11 @@ import dev.rpma.binding.RpmaFailureKind;
 import dev.rpma.server.loop.RpmaEventLoop;
 
 /**
- * The acceptor of one endpoint, on an event loop of its own: the endpoint's owner, so every librpma
- * call that is not thread-safe on it ({@code rpma_ep_next_conn_req}, {@code rpma_conn_req_delete},
- * {@code rpma_ep_shutdown}) runs on this one thread, and so does every call on a request
+ * The acceptor of one endpoint, on an event loop of its own (or, with {@code acceptor.on-event-loop},
+ * on the server's first data-path loop, which then starts the sessions it serves without a hand-off):
+ * the endpoint's owner, so every librpma call that is not thread-safe on it
+ * ({@code rpma_ep_next_conn_req}, {@code rpma_conn_req_delete}, {@code rpma_ep_shutdown}) runs on
+ * this one thread, and so does every call on a request
  * ({@code rpma_conn_req_recv}, {@code rpma_conn_req_connect}), which also keeps a connect from
  * overlapping a {@code rpma_ep_next_conn_req} on the same endpoint (librpma's accept-to-migrate window,
  * in which the endpoint's channel can swallow the new connection's ESTABLISHED).
@@ -403,7 +405,8 @@ final class Acceptor implements RpmaEventLoop.IoHandler {
     }
 
     private void dispatch(RpmaConnectionRequest request, int loopIndex) {
-        long now = System.nanoTime();
+        // when the loop's round began, which the endpoint's readiness started: no clock read per request
+        long now = this.loop.clockNanos();
         RpmaIncomingRequest incoming = new RpmaIncomingRequest(this, request, now, now + this.deadlineNanos);
         incoming.loopIndex = loopIndex;
         if (this.paused) {
@@ -591,7 +594,12 @@ final class Acceptor implements RpmaEventLoop.IoHandler {
         ServerSession session = new ServerSession(this.context, connection, loopIndex, request.privateData(),
                 request.attributesSet(), block, this.batches[loopIndex]);
         this.context.registry.added(session);
-        if (!this.context.loops.loop(loopIndex).tryExecute(session::attach)) {
+        RpmaEventLoop sessionLoop = this.context.loops.loop(loopIndex);
+        if (sessionLoop.inLoop()) {
+            // the acceptor runs on the session's loop: no task, no wake-up
+            session.attach();
+        }
+        else if (!sessionLoop.tryExecute(session::attach)) {
             // the data path stopped under a stop that raced with this accept: the session ends here
             session.end(RpmaSessionEnd.of(RpmaSessionEnd.Reason.SHUTDOWN, "the server stopped"));
         }

@@ -96,9 +96,13 @@ public record RpmaEndpointSettings(String name, String address, int port, Accept
      *     that waking one for a request never preempts the acceptor thread on its CPU
      * @param spinLooks how many times an idle handler thread looks for the next request, yielding its
      *     CPU in between, before it parks; 0 parks it at once
+     * @param onEventLoop whether the acceptor runs on the server's first event loop instead of a thread
+     *     of its own: a session the loop serves then starts without a thread hand-off and wake-up, at
+     *     the cost of the loop's time (taking a request, an inline handler) for its other sessions
      */
     public record Acceptor(int queueCapacity, int handlerThreads, Duration requestDeadline, Duration pollInterval,
-            int maxConsecutiveErrors, boolean inlineHandler, boolean batchScheduling, int spinLooks) {
+            int maxConsecutiveErrors, boolean inlineHandler, boolean batchScheduling, int spinLooks,
+            boolean onEventLoop) {
 
         /** The largest queue capacity: the ring's slots are allocated up front. */
         public static final int MAX_QUEUE_CAPACITY = 4096;
@@ -117,7 +121,7 @@ public record RpmaEndpointSettings(String name, String address, int port, Accept
 
         public static final Acceptor DEFAULTS = new Acceptor(DEFAULT_QUEUE_CAPACITY, DEFAULT_HANDLER_THREADS,
                 DEFAULT_REQUEST_DEADLINE, DEFAULT_POLL_INTERVAL, DEFAULT_MAX_CONSECUTIVE_ERRORS, false, true,
-                DEFAULT_SPIN_LOOKS);
+                DEFAULT_SPIN_LOOKS, false);
 
         public Acceptor {
             Objects.requireNonNull(requestDeadline, "requestDeadline");
@@ -134,9 +138,21 @@ public record RpmaEndpointSettings(String name, String address, int port, Accept
             }
         }
 
+        /** An acceptor on a thread of its own. */
+        public Acceptor(int queueCapacity, int handlerThreads, Duration requestDeadline, Duration pollInterval,
+                int maxConsecutiveErrors, boolean inlineHandler, boolean batchScheduling, int spinLooks) {
+            this(queueCapacity, handlerThreads, requestDeadline, pollInterval, maxConsecutiveErrors, inlineHandler,
+                    batchScheduling, spinLooks, false);
+        }
+
         public Acceptor withInlineHandler(boolean inline) {
             return new Acceptor(this.queueCapacity, this.handlerThreads, this.requestDeadline, this.pollInterval,
-                    this.maxConsecutiveErrors, inline, this.batchScheduling, this.spinLooks);
+                    this.maxConsecutiveErrors, inline, this.batchScheduling, this.spinLooks, this.onEventLoop);
+        }
+
+        public Acceptor withOnEventLoop(boolean onEventLoop) {
+            return new Acceptor(this.queueCapacity, this.handlerThreads, this.requestDeadline, this.pollInterval,
+                    this.maxConsecutiveErrors, this.inlineHandler, this.batchScheduling, this.spinLooks, onEventLoop);
         }
     }
 

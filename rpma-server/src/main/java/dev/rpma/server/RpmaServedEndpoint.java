@@ -15,8 +15,9 @@ import dev.rpma.binding.RpmaException;
 import dev.rpma.server.loop.RpmaEventLoop;
 
 /**
- * One endpoint a server serves: its acceptor (on an event loop of its own, the owner of the librpma
- * endpoint), its handler threads, its sessions (on the server's data-path loops), its buffers and its
+ * One endpoint a server serves: its acceptor (on an event loop of its own, or with
+ * {@code acceptor.on-event-loop} on the server's first data-path loop; either is the owner of the
+ * librpma endpoint), its handler threads, its sessions (on the server's data-path loops), its buffers and its
  * counters. Created listening but not accepting by {@link RpmaServer#listen} (and again, as a new
  * object with the same counters, once a lost device is back); started and stopped by its server, or
  * given up ({@link #abandon}) when its device is lost.
@@ -37,6 +38,9 @@ public final class RpmaServedEndpoint {
     private final @Nullable RpmaConnectionConfig[] requestConfigs;
 
     private final RpmaEventLoop acceptorLoop;
+
+    /** Whether the acceptor's loop is its own, started and ended with it, or a data-path loop the server owns. */
+    private final boolean ownsAcceptorLoop;
 
     private final @Nullable HandlerPool handlerPool;
 
@@ -61,7 +65,9 @@ public final class RpmaServedEndpoint {
         this.endpoint = endpoint;
         this.requestConfigs = requestConfigs;
         RpmaEndpointSettings.Acceptor settings = context.settings.acceptor();
-        this.acceptorLoop = new RpmaEventLoop("rpma-acceptor-" + context.name(), Duration.ZERO);
+        this.ownsAcceptorLoop = !settings.onEventLoop();
+        this.acceptorLoop = this.ownsAcceptorLoop ? new RpmaEventLoop("rpma-acceptor-" + context.name(), Duration.ZERO)
+                : context.loops.loop(0);
         this.handlerPool = settings.inlineHandler() ? null
                 : new HandlerPool("rpma-" + context.name() + "-handler", settings.handlerThreads(),
                         settings.queueCapacity(), settings.spinLooks(), settings.batchScheduling(),
@@ -194,7 +200,9 @@ public final class RpmaServedEndpoint {
         if (this.context.messagePool != null) {
             this.context.messagePool.start();
         }
-        this.acceptorLoop.start();
+        if (this.ownsAcceptorLoop) {
+            this.acceptorLoop.start();
+        }
         this.acceptorLoop.execute(this.acceptor::start);
         this.state = RpmaEndpointState.RUNNING;
         logger.info("RDMA endpoint '{}' listening on {}:{} ({})", name(), this.endpoint.address(), this.endpoint.port(),
@@ -262,6 +270,10 @@ public final class RpmaServedEndpoint {
             .awaitTermination(Duration.ofNanos(Math.max(0, deadline - System.nanoTime())))) {
             logger.warn("RDMA endpoint '{}': connection handler threads {} still run after the shutdown timeout; they"
                     + " are left behind (their requests were rejected)", name(), this.handlerPool.aliveThreads());
+        }
+        if (!this.ownsAcceptorLoop) {
+            // the server's loop goes on, for the sessions; the acceptor is done once its stop ran there
+            return acceptorEnded();
         }
         // a handler that decides from now on finds its request rejected (SHUTDOWN): nothing is handed over
         this.acceptorLoop.shutdown();
@@ -337,7 +349,7 @@ public final class RpmaServedEndpoint {
             if (this.released) {
                 return;
             }
-            this.released = sessionsGone && this.acceptorLoop.isTerminated();
+            this.released = sessionsGone && acceptorEnded();
         }
         if (this.context.messagePool != null) {
             this.context.messagePool.shutdown();
@@ -345,7 +357,7 @@ public final class RpmaServedEndpoint {
         if (sessionsGone && this.context.buffers != null) {
             this.context.buffers.close();
         }
-        if (this.acceptorLoop.isTerminated()) {
+        if (acceptorEnded()) {
             closeConfigs(this.requestConfigs);
         }
         synchronized (this) {
@@ -364,7 +376,9 @@ public final class RpmaServedEndpoint {
             this.endpoint.close();
         }
         finally {
-            this.acceptorLoop.shutdown();
+            if (this.ownsAcceptorLoop) {
+                this.acceptorLoop.shutdown();
+            }
             if (this.handlerPool != null) {
                 this.handlerPool.shutdown();
             }
@@ -385,6 +399,14 @@ public final class RpmaServedEndpoint {
      */
     void releaseSharedReceives() {
         this.context.closeSharedReceives();
+    }
+
+    /**
+     * Whether no call of the acceptor can come any more, so that what it uses (the request
+     * configurations) can be released: its own loop ended, or on a server's loop, its stop ran there.
+     */
+    private boolean acceptorEnded() {
+        return this.ownsAcceptorLoop ? this.acceptorLoop.isTerminated() : this.acceptorStopped.getCount() == 0;
     }
 
     static void closeConfigs(@Nullable RpmaConnectionConfig[] configs) {

@@ -137,8 +137,9 @@ final class RpmaServerSettingsFactory {
             throw new InvalidRpmaPropertyException(prefix + ".acceptor.handler-spin-looks", spinLooks,
                     "must be at least 0 (0 parks an idle handler thread at once)");
         }
+        boolean onEventLoop = inherit(own.onEventLoop(), server.isOnEventLoop());
         return new RpmaEndpointSettings.Acceptor(queueCapacity, handlerThreads, deadline, pollInterval, maxErrors,
-                inlineHandler, batch, spinLooks);
+                inlineHandler, batch, spinLooks, onEventLoop);
     }
 
     private static RpmaEndpointSettings.Messages messages(String prefix, RpmaProperties.EndpointMessages own,

@@ -108,6 +108,7 @@ class RpmaConfigurationMetadataTests {
         assertThat(defaultValue("rpma.server.acceptor.inline-handler")).isEqualTo(acceptor.inlineHandler());
         assertThat(defaultValue("rpma.server.acceptor.handler-batch-scheduling")).isEqualTo(acceptor.batchScheduling());
         assertThat(defaultValue("rpma.server.acceptor.handler-spin-looks")).isEqualTo(acceptor.spinLooks());
+        assertThat(defaultValue("rpma.server.acceptor.on-event-loop")).isEqualTo(acceptor.onEventLoop());
         assertThat(defaultValue("rpma.server.messages.mode")).isEqualTo(messages.mode());
         assertThat(defaultValue("rpma.server.messages.receive-slots")).isEqualTo(messages.receiveSlots());
         assertThat(defaultValue("rpma.server.messages.send-slots")).isEqualTo(messages.sendSlots());
