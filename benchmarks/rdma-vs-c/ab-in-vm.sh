@@ -14,7 +14,9 @@
 # [$RPMA_TEST_SAME_IP or 198.18.0.1], PROTO [pingpong], ROUNDS [8], CONCURRENCY [4 for ping-pong,
 # 1 for hello], PINGPONG_ROUNDS [500 per client and round], WARMUP_PINGPONG [10000 per client],
 # HELLO_CYCLES [200 per client and round], WARMUP_HELLO [250 per client, 8 clients], INFLIGHT [1:
-# messages each ping-pong client keeps in flight]. Output:
+# messages each ping-pong client keeps in flight], OPTS_A and OPTS_B [none: JVM options of server A
+# or B alone], ARGS_A and ARGS_B [none: application arguments of A or B alone, e.g.
+# ARGS_B=--rpma.server.acceptor.on-event-loop=false compares one jar with a property off]. Output:
 # RESULT lines of load_client with server=A|B, rep= and cpu_ms=, then a summary.
 set -uo pipefail
 HERE=$(dirname "$(realpath "$0")")
@@ -46,10 +48,10 @@ else
   measured=(--rounds "$PINGPONG_ROUNDS" --warmup 200 --inflight "${INFLIGHT:-1}"); warmup=(--rounds "$WARMUP_PINGPONG" --concurrency 4)
 fi
 
-SAMPLE_JAR=$JAR_A JAVA_SERVER_HTTP_PORT=8080 start_java_server "$LOG/a.log" 7204 7206 \
+SAMPLE_JAR=$JAR_A JAVA_SERVER_EXTRA_OPTS=${OPTS_A:-} JAVA_SERVER_ARGS=${ARGS_A:-} JAVA_SERVER_HTTP_PORT=8080 start_java_server "$LOG/a.log" 7204 7206 \
   || { echo "FAIL: server A did not start"; tail -n 40 "$LOG/a.log"; exit 1; }
 pid_a=$java_pid
-SAMPLE_JAR=$JAR_B JAVA_SERVER_HTTP_PORT=8081 start_java_server "$LOG/b.log" 7214 7216 \
+SAMPLE_JAR=$JAR_B JAVA_SERVER_EXTRA_OPTS=${OPTS_B:-} JAVA_SERVER_ARGS=${ARGS_B:-} JAVA_SERVER_HTTP_PORT=8081 start_java_server "$LOG/b.log" 7214 7216 \
   || { echo "FAIL: server B did not start"; tail -n 40 "$LOG/b.log"; exit 1; }
 pid_b=$java_pid
 trap 'kill $pid_a $pid_b 2>/dev/null; wait' EXIT

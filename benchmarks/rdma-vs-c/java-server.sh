@@ -6,8 +6,10 @@
 #   java-server.sh hello|pingpong ADDR PORT            vm-bench.sh's server interface
 #   java-server.sh both ADDR HELLO_PORT PINGPONG_PORT  one JVM for both protocols (compare.sh)
 #
-# The sample app always has three endpoints: hello (the default endpoint), read and pingpong.
-# The ones not asked for get ports out of the way (the asked one + 1000, + 1001).
+# The sample app always has all its endpoints: hello (the default endpoint), pingpong, read and
+# five more. The ones not asked for get ports out of the way (the asked one + 1000, then read and
+# the others from the higher of the two + 1001), and its region file is named after the hello port,
+# so that two servers (ab-in-vm.sh) run side by side.
 # Ready means /actuator/health answers UP (the starter's health contributor reports UP only
 # when every endpoint listens); then one line is printed:
 #   java-server: listening hello=ADDR:P pingpong=ADDR:P pid=JAVA_PID http=ADDR:HTTP_PORT
@@ -64,6 +66,12 @@ ${JAVA_SERVER_LAUNCHER:-} java $JAVA_SERVER_OPTS ${JAVA_SERVER_EXTRA_OPTS:-} -ja
   --rpma.server.port="$hello_port" \
   --rpma.server.endpoints.pingpong.port="$pingpong_port" \
   --rpma.server.endpoints.read.port="$read_port" \
+  --rpma.server.endpoints.write.port=$((read_port + 1)) \
+  --rpma.server.endpoints.flush.port=$((read_port + 2)) \
+  --rpma.server.endpoints.gpspm.port=$((read_port + 3)) \
+  --rpma.server.endpoints.echo.port=$((read_port + 4)) \
+  --rpma.server.endpoints.read-to-persistent.port=$((read_port + 5)) \
+  --rpma.server.regions.persistent.path="${TMPDIR:-/tmp}/rpma-java-server-$hello_port.region" \
   --server.address="$addr" --server.port="$HTTP_PORT" \
   --management.endpoints.web.exposure.include=health,metrics \
   ${JAVA_SERVER_ARGS:-} &
