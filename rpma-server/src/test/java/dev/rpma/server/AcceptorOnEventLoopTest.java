@@ -11,7 +11,6 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 import dev.rpma.binding.testing.FakeConnection;
-import dev.rpma.binding.testing.FakeRequest;
 
 /**
  * {@code acceptor.on-event-loop} over the scripted fake: the acceptor takes requests, decides and
@@ -39,18 +38,8 @@ class AcceptorOnEventLoopTest {
     void anInlineHandlerDecidesAndTheSessionStartsOnTheLoopWithNoAcceptorThread() {
         this.harness.acceptor = this.harness.acceptor.withInlineHandler(true);
         List<String> threads = new CopyOnWriteArrayList<>();
-        this.harness.start((request) -> {
-            threads.add(Thread.currentThread().getName());
-            if (request.privateData()[0] == 1) {
-                request.connect();
-            }
-            else {
-                request.reject();
-            }
-        });
-        FakeConnection connected = this.harness.connectOne(new byte[] { 1 });
-        FakeRequest rejected = this.harness.endpoint.queueRequest(new byte[] { 2 });
-        this.harness.await("the reject", () -> rejected.state() == FakeRequest.State.DELETED);
+        this.harness.start(ServerHarness.connectingOnes(threads));
+        FakeConnection connected = this.harness.connectOneAndRejectOne();
 
         assertThat(threads).containsOnly(LOOP);
         assertThat(connected.request().consumedOnThread()).isEqualTo(LOOP);

@@ -800,18 +800,8 @@ class AcceptorTest {
     void anInlineHandlerDecidesOnTheAcceptorThreadAndNeedsNoHandlerThreads() {
         this.harness.acceptor = this.harness.acceptor.withInlineHandler(true);
         List<String> threads = new CopyOnWriteArrayList<>();
-        this.harness.start((request) -> {
-            threads.add(Thread.currentThread().getName());
-            if (request.privateData()[0] == 1) {
-                request.connect();
-            }
-            else {
-                request.reject();
-            }
-        });
-        FakeConnection connected = this.harness.connectOne(new byte[] { 1 });
-        FakeRequest rejected = this.harness.endpoint.queueRequest(new byte[] { 2 });
-        this.harness.await("the reject", () -> rejected.state() == FakeRequest.State.DELETED);
+        this.harness.start(ServerHarness.connectingOnes(threads));
+        FakeConnection connected = this.harness.connectOneAndRejectOne();
 
         assertThat(threads).containsOnly(ACCEPTOR);
         assertThat(connected.request().consumedOnThread()).isEqualTo(ACCEPTOR);

@@ -100,6 +100,30 @@ public final class ServerHarness implements AutoCloseable {
         return this;
     }
 
+    /**
+     * A connection handler that notes the thread it runs on in {@code threads}, connects a request whose
+     * private data starts with 1 and rejects any other.
+     */
+    public static RpmaRequestHandler connectingOnes(List<String> threads) {
+        return (request) -> {
+            threads.add(Thread.currentThread().getName());
+            if (request.privateData()[0] == 1) {
+                request.connect();
+            }
+            else {
+                request.reject();
+            }
+        };
+    }
+
+    /** A request with private data {@code 1}, connected, and one with {@code 2}, rejected. */
+    public FakeConnection connectOneAndRejectOne() {
+        FakeConnection connected = connectOne(new byte[] { 1 });
+        FakeRequest rejected = this.endpoint.queueRequest(new byte[] { 2 });
+        await("the reject", () -> rejected.state() == FakeRequest.State.DELETED);
+        return connected;
+    }
+
     /** Serves raw messages with {@code handler}, and connects every request. */
     public ServerHarness startRaw(RpmaMessageListener handler) {
         this.messageHandlers.put("", handler);
