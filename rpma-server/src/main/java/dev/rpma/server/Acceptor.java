@@ -594,12 +594,10 @@ final class Acceptor implements RpmaEventLoop.IoHandler {
         ServerSession session = new ServerSession(this.context, connection, loopIndex, request.privateData(),
                 request.attributesSet(), block, this.batches[loopIndex]);
         this.context.registry.added(session);
-        RpmaEventLoop sessionLoop = this.context.loops.loop(loopIndex);
-        if (sessionLoop.inLoop()) {
-            // the acceptor runs on the session's loop: no task, no wake-up
-            session.attach();
-        }
-        else if (!sessionLoop.tryExecute(session::attach)) {
+        // a task also on the acceptor's own loop (on-event-loop), which runs it in this round without a
+        // wake-up: not at once, since the loop may be amid a batch of ready fds, one of them a session
+        // that ended earlier in it, whose registration the new session's would take over
+        if (!this.context.loops.loop(loopIndex).tryExecute(session::attach)) {
             // the data path stopped under a stop that raced with this accept: the session ends here
             session.end(RpmaSessionEnd.of(RpmaSessionEnd.Reason.SHUTDOWN, "the server stopped"));
         }

@@ -51,6 +51,9 @@ public final class RpmaServedEndpoint {
 
     private final CountDownLatch acceptorStopped = new CountDownLatch(1);
 
+    /** Whether the acceptor's stop ran on its loop (it takes no request after it), even if it threw. */
+    private volatile boolean acceptorStopRan;
+
     private volatile RpmaEndpointState state = RpmaEndpointState.CREATED;
 
     /** Set when its device is gone, whether its acceptor or another endpoint of its peer found out. */
@@ -246,8 +249,13 @@ public final class RpmaServedEndpoint {
     /** Has the acceptor stop on its own thread, or counts it stopped when its loop runs no more. */
     private void stopAcceptor() {
         if (!this.acceptorLoop.tryExecute(() -> {
-            this.acceptor.stop();
-            this.acceptorStopped.countDown();
+            try {
+                this.acceptor.stop();
+            }
+            finally {
+                this.acceptorStopRan = true;
+                this.acceptorStopped.countDown();
+            }
         })) {
             this.acceptorStopped.countDown();
         }
@@ -263,8 +271,9 @@ public final class RpmaServedEndpoint {
     boolean awaitAcceptingStopped(long deadline) throws InterruptedException {
         if (!this.acceptorStopped.await(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS)) {
             logger.error("RDMA endpoint '{}': its acceptor did not stop within the shutdown timeout (stuck in a native"
-                    + " call or an inline connection handler?); the endpoint, its request configuration and the"
-                    + " server's peers are left to the process's exit", name());
+                    + " call or an inline connection handler?{}); the endpoint, its request configuration and the"
+                    + " server's peers are left to the process's exit", name(),
+                    this.ownsAcceptorLoop ? "" : " or, on the event loop it shares, in a message handler");
         }
         if (this.handlerPool != null && !this.handlerPool
             .awaitTermination(Duration.ofNanos(Math.max(0, deadline - System.nanoTime())))) {
@@ -403,10 +412,10 @@ public final class RpmaServedEndpoint {
 
     /**
      * Whether no call of the acceptor can come any more, so that what it uses (the request
-     * configurations) can be released: its own loop ended, or on a server's loop, its stop ran there.
+     * configurations) can be released: its loop ended, or on a server's loop, its stop ran there.
      */
     private boolean acceptorEnded() {
-        return this.ownsAcceptorLoop ? this.acceptorLoop.isTerminated() : this.acceptorStopped.getCount() == 0;
+        return this.acceptorLoop.isTerminated() || (!this.ownsAcceptorLoop && this.acceptorStopRan);
     }
 
     static void closeConfigs(@Nullable RpmaConnectionConfig[] configs) {

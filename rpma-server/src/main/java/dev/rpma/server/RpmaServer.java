@@ -34,8 +34,9 @@ import dev.rpma.server.loop.RpmaEventLoopGroup;
  * at all (if anything fails, what was already created is released before the exception leaves);
  * {@link #start()} accepts.
  *
- * <p>Threads: an acceptor thread per endpoint, {@code rpma-acceptor-<endpoint>}, owns its librpma
- * endpoint and carries out every decision on its requests; the data-path loops,
+ * <p>Threads: an acceptor thread per endpoint, {@code rpma-acceptor-<endpoint>} (or, with
+ * {@code acceptor.on-event-loop}, the first data-path loop), owns its librpma endpoint and carries
+ * out every decision on its requests; the data-path loops,
  * {@code rpma-loop-<n>}, each own the connections assigned to them (events, completions, slots,
  * teardown); connection handlers are called on each endpoint's handler threads (or inline on its acceptor),
  * message handlers on the session's loop (or an endpoint's message pool). All of them are daemons;

@@ -279,7 +279,7 @@ public class RpmaProperties {
          * Whether the connection handler runs on the acceptor thread instead of a handler thread (queue-capacity
          * and handler-threads then do not apply), saving two thread hand-offs per connection; only for a handler
          * that connects or rejects at once and never blocks, since a blocked handler stops the endpoint from
-         * accepting. Not inherited by named endpoints, because it is a promise about one endpoint's handler: that
+         * accepting (and, with on-event-loop, the loop's sessions). Not inherited by named endpoints, because it is a promise about one endpoint's handler: that
          * it never blocks.
          */
         private boolean inlineHandler = false;
