@@ -580,10 +580,11 @@ final class Acceptor implements RpmaEventLoop.IoHandler {
                 native_.reject();
             }
             release(request);
-            this.context.statistics.recordFailedToConnect();
+            // the error first: whoever sees the failed connect counted (a test, a scrape) sees its cause too
             if (ex instanceof RpmaException rpma) {
                 this.context.statistics.recordError(rpma);
             }
+            this.context.statistics.recordFailedToConnect();
             this.warnings.warn("accept", "Accepting a connection request on endpoint '" + endpointName()
                     + "' failed; the client sees the connection rejected or lost", ex);
             return;
