@@ -64,9 +64,15 @@ public final class ServerHarness implements AutoCloseable {
 
     public RpmaEndpointSettings.Limits limits = RpmaEndpointSettings.Limits.DEFAULTS;
 
-    public Duration gracePeriod = Duration.ofMillis(200);
+    public Duration gracePeriod = Duration.ofMillis(20);
 
-    public Duration shutdownTimeout = RpmaServerSettings.DEFAULT_SHUTDOWN_TIMEOUT;
+    /**
+     * How long a stop waits for what it ends before it logs what it leaves and returns. The mutation tests
+     * shorten it ({@code rpma.test.shutdown-millis}): a mutant that keeps a connection or a thread from ending
+     * then fails the test's check that everything was released instead of timing out.
+     */
+    public Duration shutdownTimeout = Duration.ofMillis(Long.getLong("rpma.test.shutdown-millis",
+            RpmaServerSettings.DEFAULT_SHUTDOWN_TIMEOUT.toMillis()));
 
     public int eventLoops = 1;
 
