@@ -7,9 +7,12 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 
+import org.assertj.core.api.InstanceOfAssertFactories;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+
+import ch.qos.logback.classic.Level;
 
 import dev.rpma.binding.RpmaConnection;
 import dev.rpma.binding.RpmaConnectionEvent;
@@ -145,7 +148,7 @@ class TeardownLivenessTest {
 
         CountDownLatch stopped = new CountDownLatch(1);
         this.harness.server.stop(stopped::countDown);
-        // the grace period (0.2 s) and the shutdown timeout (0.5 s), not for ever
+        // the grace period and the shutdown timeout (0.5 s), not for ever
         assertThat(stopped.await(10, TimeUnit.SECONDS)).as("the stop ended").isTrue();
         this.harness.await("the keep-alive thread ends", () -> !keepAlive.isAlive());
         assertThat(open.isDeleted()).as("the session on its free loop was ended").isTrue();
@@ -160,6 +163,37 @@ class TeardownLivenessTest {
             .keySet()
             .stream()
             .noneMatch((thread) -> thread.getName().startsWith("rpma-default-handler-")));
+    }
+
+    @Test
+    void aStopEndsAtItsDeadlineWhileAThreadStaysBlockedInANativeWaitOnASessionAndSaysWhatItLeaves() throws Exception {
+        this.harness.shutdownTimeout = Duration.ofMillis(500);
+        this.harness.start(RpmaIncomingRequest::connect);
+        FakeConnection held = this.harness.connectOne();
+        FakeConnection free = this.harness.connectOne();
+        RpmaConnection connection = ServerHarness.connectionOf(this.harness.established.get(0));
+        FakeStall stall = this.harness.fake.stallNext("rpma_cq_wait");
+        CompletableFuture<Boolean> waiter = CompletableFuture.supplyAsync(() -> connection.completionQueue().await());
+        assertThat(stall.awaitEntered(ServerHarness.WAIT)).isTrue();
+
+        try (CapturedLog log = new CapturedLog(Level.INFO)) {
+            CountDownLatch stopped = new CountDownLatch(1);
+            this.harness.server.stop(stopped::countDown);
+            // never released during the stop: the grace period and the shutdown timeout bound it, not the wait
+            assertThat(stopped.await(10, TimeUnit.SECONDS)).as("the stop ended").isTrue();
+            assertThat(this.harness.served().state()).isEqualTo(RpmaEndpointState.STOPPED);
+            assertThat(free.isDeleted()).as("the session nobody holds was deleted").isTrue();
+            assertThat(held.isDeleted()).as("deleted only once the call in flight returns").isFalse();
+            assertThat(log.messages(Level.ERROR)).singleElement(InstanceOfAssertFactories.STRING)
+                .contains("1 session(s) were not deleted within the shutdown timeout PT0.5S")
+                .contains("left to the process's exit");
+        }
+        assertThat(stall.isReleased()).isFalse();
+        this.harness.fake.assertNoViolations();
+        // what the stop left behind ends now, so no thread of this test outlives it
+        held.completionQueue().queueSuccess(1, FakeConnection.FLUSHED_OPCODE, 0);
+        stall.release();
+        assertThat(waiter.get(10, TimeUnit.SECONDS)).isTrue();
     }
 
     @Test
