@@ -255,7 +255,7 @@ final class ClientConnection implements RpmaClientConnection, RpmaEventLoop.IoHa
         RpmaConnection made;
         try {
             path.postReceives(request);
-            made = request.connect((this.settings.privateData().length > 0) ? this.settings.privateData() : null);
+            made = request.connect(this.settings.connectPrivateData());
         }
         catch (RpmaException ex) {
             connectFailed(new RpmaServerUnreachableException(server(), ex.function() + " failed: "

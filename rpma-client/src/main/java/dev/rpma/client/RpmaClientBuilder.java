@@ -12,6 +12,8 @@ import dev.rpma.server.RpmaEndpointSettings;
 import dev.rpma.server.RpmaMessageCodec;
 import dev.rpma.server.RpmaStringCodec;
 import dev.rpma.server.RpmaWireMode;
+import dev.rpma.server.admission.RpmaAdmissionKey;
+import dev.rpma.server.admission.RpmaAdmissionToken;
 
 /**
  * Builds an {@link RpmaClient}; every setting has a default but where the server is: an address and a
@@ -30,6 +32,8 @@ public final class RpmaClientBuilder {
     private @Nullable RpmaServerLocator servers;
 
     private byte[] privateData = new byte[0];
+
+    private @Nullable RpmaAdmissionKey admissionKey;
 
     private int poolSize = 1;
 
@@ -103,9 +107,26 @@ public final class RpmaClientBuilder {
         return this;
     }
 
-    /** The private data of each connection request, at most 56 bytes (default none). */
+    /**
+     * The private data of each connection request, at most 56 bytes, or
+     * {@value RpmaAdmissionToken#MAX_APPLICATION_DATA} behind an {@link #admissionKey admission token}
+     * (default none).
+     */
     public RpmaClientBuilder privateData(byte[] privateData) {
         this.privateData = privateData.clone();
+        return this;
+    }
+
+    /**
+     * The key of the admission token that servers with token admission want (default none: no token).
+     * Every connection attempt, for each pooled connection, each reconnect and each retry, puts a token
+     * issued at that moment with a random nonce in front of the {@link #privateData private data}: a
+     * server admits a token once, so a token of its own is what lets the next connection in. The server
+     * checks the token's time against its clock, within its maximum clock skew (30 s by default): keep
+     * the clocks of both in step (NTP).
+     */
+    public RpmaClientBuilder admissionKey(@Nullable RpmaAdmissionKey admissionKey) {
+        this.admissionKey = admissionKey;
         return this;
     }
 
@@ -243,6 +264,11 @@ public final class RpmaClientBuilder {
         }
         check(this.privateData.length <= RpmaConnectionRequest.MAX_CONNECT_PRIVATE_DATA, "private data is at most "
                 + RpmaConnectionRequest.MAX_CONNECT_PRIVATE_DATA + " bytes over RoCE/InfiniBand, got " + this.privateData.length);
+        check(this.admissionKey == null || this.privateData.length <= RpmaAdmissionToken.MAX_APPLICATION_DATA,
+                "private data is at most " + RpmaAdmissionToken.MAX_APPLICATION_DATA + " bytes with an admission key,"
+                        + " since the token takes " + RpmaAdmissionToken.LENGTH + " of the "
+                        + RpmaAdmissionToken.MAX_PRIVATE_DATA + " bytes a connect carries over RoCE/InfiniBand; got "
+                        + this.privateData.length + ": shorten it");
         check(this.poolSize >= 1, "pool-size must be at least 1, got " + this.poolSize);
         // framed: a message needs two credits, one kept for a CREDIT frame, and a CREDIT frame grants two
         // receives; with two slots each side can end up holding one credit of the other's for good
@@ -263,7 +289,7 @@ public final class RpmaClientBuilder {
                 this.poolSize, this.connectTimeout, this.requestTimeout, this.receiveSlots, this.sendSlots,
                 this.maxMessageSize, this.mode, this.rawWindow, this.oneSidedDepth,
                 new Backoff(this.initialBackoff, this.maxBackoff, this.backoffMultiplier), this.maxRetries, this.eventLoops,
-                this.busyPoll, List.copyOf(allCodecs));
+                this.busyPoll, List.copyOf(allCodecs), this.admissionKey);
         return RpmaClient.start(this.rpma, settings, this.observer, this.requestObserver, this.messageListener,
                 this.connectionListener);
     }

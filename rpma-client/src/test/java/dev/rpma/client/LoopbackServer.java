@@ -8,6 +8,9 @@ import java.util.function.BooleanSupplier;
 import dev.rpma.binding.Rpma;
 import dev.rpma.binding.RpmaConnectionConfig;
 import dev.rpma.binding.testing.FakeLibRpma;
+import org.jspecify.annotations.Nullable;
+
+import dev.rpma.server.RpmaAdmission;
 import dev.rpma.server.RpmaEndpointSettings;
 import dev.rpma.server.RpmaEndpointStatistics;
 import dev.rpma.server.RpmaMessageListener;
@@ -51,6 +54,13 @@ final class LoopbackServer implements AutoCloseable {
      */
     static LoopbackServer start(FakeLibRpma fake, int port, int loops, RpmaEndpointSettings.Messages messages,
             RpmaRequestHandler handler, Map<String, RpmaMessageListener> listeners, List<RpmaRegionDefinition> regions) {
+        return start(fake, port, loops, messages, handler, listeners, regions, null);
+    }
+
+    /** {@link #start} with {@code admission} as the endpoint's admission step ({@code null}: none). */
+    static LoopbackServer start(FakeLibRpma fake, int port, int loops, RpmaEndpointSettings.Messages messages,
+            RpmaRequestHandler handler, Map<String, RpmaMessageListener> listeners, List<RpmaRegionDefinition> regions,
+            @Nullable RpmaAdmission admission) {
         RpmaEndpointSettings endpoint = new RpmaEndpointSettings(ENDPOINT, ADDRESS, port).withMessages(messages);
         RpmaServerSettings settings = RpmaServerSettings.of(List.of(endpoint))
             .withEventLoops(loops, Duration.ZERO)
@@ -66,6 +76,11 @@ final class LoopbackServer implements AutoCloseable {
             @Override
             public Map<String, RpmaMessageListener> messageListeners(String name) {
                 return listeners;
+            }
+
+            @Override
+            public @Nullable RpmaAdmission admission(String endpoint) {
+                return admission;
             }
 
             @Override

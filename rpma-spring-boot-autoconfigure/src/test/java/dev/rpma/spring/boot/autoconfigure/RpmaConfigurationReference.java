@@ -177,7 +177,10 @@ final class RpmaConfigurationReference {
             .orElse(property.substring(0, property.lastIndexOf('.')));
     }
 
-    /** The rows of a map's value: a record's components (null: inherited), or a bean's fields and initial values. */
+    /**
+     * The rows of a map's value: a record's components (null: inherited), or a bean's fields and initial values,
+     * those of a nested bean of the same properties class under its own prefix.
+     */
     private List<Row> mapValueRows(String prefix, Class<?> type) {
         List<Row> rows = new ArrayList<>();
         if (type.isRecord()) {
@@ -196,7 +199,14 @@ final class RpmaConfigurationReference {
         }
         BeanWrapperImpl initial = new BeanWrapperImpl(type);
         for (Field field : type.getDeclaredFields()) {
-            if (!Modifier.isStatic(field.getModifiers())) {
+            if (Modifier.isStatic(field.getModifiers())) {
+                continue;
+            }
+            if (field.getType().getDeclaringClass() == type.getDeclaringClass() && !field.getType().isEnum()) {
+                // a nested group of the value (a client's admission): its properties, one level down
+                rows.addAll(mapValueRows(prefix + "." + dashed(field.getName()), field.getType()));
+            }
+            else {
                 rows.add(new Row(prefix + "." + dashed(field.getName()), typeName(field.getGenericType().getTypeName()),
                         value(initial.getPropertyValue(field.getName())), doc(key(type) + "#" + field.getName())));
             }

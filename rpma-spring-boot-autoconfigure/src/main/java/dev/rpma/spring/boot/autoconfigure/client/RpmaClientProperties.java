@@ -11,6 +11,8 @@ import org.springframework.util.StringUtils;
 
 import dev.rpma.client.RpmaClientBuilder;
 import dev.rpma.server.RpmaWireMode;
+import dev.rpma.server.admission.RpmaAdmissionKey;
+import dev.rpma.server.admission.RpmaAdmissionToken;
 import dev.rpma.spring.boot.autoconfigure.InvalidRpmaPropertyException;
 
 /**
@@ -61,8 +63,14 @@ public class RpmaClientProperties {
         /** With service-id: the servers' endpoint whose address and port the instances publish in their metadata. */
         private String endpoint = "default";
 
-        /** Private data of each connection request, as UTF-8 text (at most 56 bytes). */
+        /**
+         * Private data of each connection request, as UTF-8 text (at most 56 bytes, or 25 behind an admission
+         * token).
+         */
         private String privateData = "";
+
+        /** Admission token that each connection request presents to a server with token admission. */
+        private final Admission admission = new Admission();
 
         /** Connections kept open to the server. */
         private int poolSize = 1;
@@ -116,7 +124,8 @@ public class RpmaClientProperties {
          * Applies these settings to {@code builder}: all but service-id, whose servers only a
          * {@link RpmaServiceDiscovery} finds.
          *
-         * @throws InvalidRpmaPropertyException when both or neither of address and service-id are set
+         * @throws InvalidRpmaPropertyException when both or neither of address and service-id are set, or the
+         *     admission key is incomplete or invalid (the message never shows the secret)
          */
         public RpmaClientBuilder applyTo(RpmaClientBuilder builder, String name) {
             String prefix = "rpma.client.servers." + name;
@@ -133,6 +142,7 @@ public class RpmaClientProperties {
             if (!located) {
                 builder.address(this.address).port(this.port);
             }
+            builder.admissionKey(this.admission.key(prefix + ".admission", this.privateData, prefix + ".private-data"));
             return builder.name(name)
                 .privateData(this.privateData.getBytes(StandardCharsets.UTF_8)).poolSize(this.poolSize)
                 .connectTimeout(this.connectTimeout).requestTimeout(this.requestTimeout).receiveSlots(this.receiveSlots)
@@ -180,6 +190,10 @@ public class RpmaClientProperties {
 
         public void setPrivateData(String privateData) {
             this.privateData = privateData;
+        }
+
+        public Admission getAdmission() {
+            return this.admission;
         }
 
         public int getPoolSize() {
@@ -300,6 +314,92 @@ public class RpmaClientProperties {
 
         public void setBusyPoll(Duration busyPoll) {
             this.busyPoll = busyPoll;
+        }
+    }
+
+    /**
+     * The admission token a client presents: a key id and a secret that the server has among its
+     * {@code rpma.server.admission.keys}. Each connection attempt presents a token of its own, issued then,
+     * since a server admits a token once. Its {@code toString()} hides the secret.
+     */
+    public static class Admission {
+
+        /**
+         * Id of the admission token's key, as the server's rpma.server.admission.keys name it (0 to 255); set
+         * together with secret, or neither for a server without token admission.
+         */
+        private @Nullable Integer keyId;
+
+        /**
+         * Secret of the key, as the server has it: at least 32 bytes of UTF-8. Each connection attempt sends a
+         * token made with it, issued then.
+         */
+        private @Nullable String secret;
+
+        public @Nullable Integer getKeyId() {
+            return this.keyId;
+        }
+
+        public void setKeyId(@Nullable Integer keyId) {
+            this.keyId = keyId;
+        }
+
+        public @Nullable String getSecret() {
+            return this.secret;
+        }
+
+        public void setSecret(@Nullable String secret) {
+            this.secret = secret;
+        }
+
+        /**
+         * The key, validated; {@code null} when neither the id nor the secret is set.
+         *
+         * @throws InvalidRpmaPropertyException when only one is set, the id is out of range, the secret too short,
+         *     or the private data too long to fit behind the token; never showing the secret
+         */
+        @Nullable RpmaAdmissionKey key(String property, String privateData, String privateDataProperty) {
+            Integer keyId = this.keyId;
+            String secret = this.secret;
+            boolean hasSecret = secret != null && !secret.isEmpty();
+            if (keyId == null && !hasSecret) {
+                return null;
+            }
+            if (keyId == null) {
+                throw new InvalidRpmaPropertyException(property + ".key-id", null, "is not set, while " + property
+                        + ".secret is: a token names the key it was made with", "Set '" + property + ".key-id' to the id"
+                                + " the server gives this secret under rpma.server.admission.keys, or remove '" + property
+                                + ".secret' for a server without token admission");
+            }
+            if (keyId < 0 || keyId > RpmaAdmissionKey.MAX_ID) {
+                throw new InvalidRpmaPropertyException(property + ".key-id", keyId, "must be 0 to "
+                        + RpmaAdmissionKey.MAX_ID + ", as the server's key ids");
+            }
+            if (!hasSecret) {
+                throw new InvalidRpmaPropertyException(property + ".secret", null, "is not set, while " + property
+                        + ".key-id is", "Set '" + property + ".secret' to the secret of key " + keyId + " on the"
+                                + " server, or remove '" + property + ".key-id' for a server without token admission");
+            }
+            int length = secret.getBytes(StandardCharsets.UTF_8).length;
+            if (length < RpmaAdmissionKey.MIN_SECRET_LENGTH) {
+                // the value is left out on purpose: a secret never goes into a message
+                throw new InvalidRpmaPropertyException(property + ".secret", null, "must be at least "
+                        + RpmaAdmissionKey.MIN_SECRET_LENGTH + " bytes (UTF-8), not " + length, "Give key " + keyId
+                                + " the server's secret, which is at least as long, in '" + property + ".secret'");
+            }
+            int dataLength = privateData.getBytes(StandardCharsets.UTF_8).length;
+            if (dataLength > RpmaAdmissionToken.MAX_APPLICATION_DATA) {
+                throw new InvalidRpmaPropertyException(privateDataProperty, privateData, "is " + dataLength
+                        + " bytes (UTF-8); behind an admission token at most " + RpmaAdmissionToken.MAX_APPLICATION_DATA
+                        + " fit, since the token takes " + RpmaAdmissionToken.LENGTH + " of the "
+                        + RpmaAdmissionToken.MAX_PRIVATE_DATA + " bytes a connection request carries", "Shorten it");
+            }
+            return RpmaAdmissionKey.of(keyId, secret);
+        }
+
+        @Override
+        public String toString() {
+            return "Admission[keyId=" + this.keyId + ", secret=" + ((this.secret != null) ? "******" : null) + "]";
         }
     }
 }

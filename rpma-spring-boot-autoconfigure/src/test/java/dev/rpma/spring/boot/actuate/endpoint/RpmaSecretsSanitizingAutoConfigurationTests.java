@@ -21,11 +21,12 @@ import dev.rpma.server.RpmaIncomingRequest;
 import dev.rpma.spring.annotation.RpmaConnectionHandler;
 import dev.rpma.spring.boot.actuate.FakeRpmaServer;
 import dev.rpma.spring.boot.actuate.ScriptedHandler;
+import dev.rpma.spring.boot.autoconfigure.client.RpmaClientAutoConfiguration;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * The secrets of the admission token's keys stay hidden in {@code /actuator/configprops} and
+ * The secrets of the admission token's keys, the server's and the clients', stay hidden in {@code /actuator/configprops} and
  * {@code /actuator/env} even with {@code show-values: always}, where Spring Boot shows every other
  * value; and they would be shown without this auto-configuration.
  */
@@ -55,6 +56,20 @@ class RpmaSecretsSanitizingAutoConfigurationTests {
 
     private final ApplicationContextRunner runner = this.withoutSanitizing
         .withConfiguration(AutoConfigurations.of(RpmaSecretsSanitizingAutoConfiguration.class));
+
+    private static final String CLIENT_SECRET = "client-of-orders-secret-of-32-bytes-or-more";
+
+    private static final String CLIENT_ENV_SECRET = "client-secret-from-an-environment-variable!";
+
+    /** With a client of the server 'orders' that presents an admission token. */
+    private final ApplicationContextRunner withClient = this.withoutSanitizing
+        .withConfiguration(AutoConfigurations.of(RpmaClientAutoConfiguration.class))
+        .withInitializer((context) -> context.getEnvironment().getPropertySources().addFirst(new MapPropertySource(
+                "clientEnvironmentLike", Map.of("RPMA_CLIENT_SERVERS_CATALOG_ADMISSION_SECRET", CLIENT_ENV_SECRET,
+                        "RPMA_CLIENT_SERVERS_CATALOG_ADMISSION_KEY_ID", "6"))))
+        .withPropertyValues("rpma.client.servers.orders.address=198.18.0.1",
+                "rpma.client.servers.orders.admission.key-id=4",
+                "rpma.client.servers.orders.admission.secret=" + CLIENT_SECRET);
 
     @AfterEach
     void checkFake() {
@@ -86,6 +101,22 @@ class RpmaSecretsSanitizingAutoConfigurationTests {
         this.withoutSanitizing.run((context) -> {
             assertThat(configprops(context)).contains(SECRET);
             assertThat(env(context)).contains(SECRET).contains(ENV_SECRET);
+        });
+    }
+
+    @Test
+    void aClientsSecretIsHiddenToo() {
+        this.withClient.withConfiguration(AutoConfigurations.of(RpmaSecretsSanitizingAutoConfiguration.class))
+            .run((context) -> {
+                assertThat(context).hasNotFailed();
+                assertThat(configprops(context)).contains("\"keyId\":4").contains("******").doesNotContain(CLIENT_SECRET);
+                assertThat(env(context)).contains("rpma.client.servers.orders.admission.key-id")
+                    .contains("RPMA_CLIENT_SERVERS_CATALOG_ADMISSION_KEY_ID")
+                    .doesNotContain(CLIENT_SECRET).doesNotContain(CLIENT_ENV_SECRET);
+            });
+        this.withClient.run((context) -> {
+            assertThat(configprops(context)).as("shown without it").contains(CLIENT_SECRET);
+            assertThat(env(context)).contains(CLIENT_SECRET).contains(CLIENT_ENV_SECRET);
         });
     }
 

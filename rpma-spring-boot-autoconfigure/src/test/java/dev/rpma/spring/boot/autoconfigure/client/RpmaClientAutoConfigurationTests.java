@@ -3,7 +3,9 @@ package dev.rpma.spring.boot.autoconfigure.client;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 
@@ -27,12 +29,17 @@ import org.springframework.boot.test.context.FilteredClassLoader;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 
 import dev.rpma.binding.Rpma;
+import dev.rpma.binding.testing.FakeConnection;
 import dev.rpma.binding.testing.FakeLibRpma;
 import dev.rpma.client.RpmaClient;
 import dev.rpma.client.RpmaClientConnectionState;
 import dev.rpma.client.RpmaRequestOptions;
 import dev.rpma.client.RpmaRequestTimeoutException;
+import dev.rpma.server.RpmaAdmission;
 import dev.rpma.server.RpmaWireMode;
+import dev.rpma.server.admission.RpmaAdmissionKey;
+import dev.rpma.server.admission.RpmaTokenAdmission;
+import dev.rpma.spring.boot.autoconfigure.InvalidRpmaPropertyException;
 
 /**
  * {@link RpmaClientAutoConfiguration} over the scripted librpma fake: a client bean per configured
@@ -42,6 +49,10 @@ import dev.rpma.server.RpmaWireMode;
 class RpmaClientAutoConfigurationTests {
 
     private static final Duration WAIT = Duration.ofSeconds(30);
+
+    private static final String SECRET = "the-client-secret-of-32-bytes-or-more";
+
+    private static final String ADMISSION = "rpma.client.servers.orders.admission";
 
     private final FakeLibRpma fake = new FakeLibRpma();
 
@@ -214,6 +225,65 @@ class RpmaClientAutoConfigurationTests {
             assertThat(context).hasFailed();
             assertThat(context.getStartupFailure()).rootCause().hasMessageContaining("rpma.client.servers.orders.address");
         });
+    }
+
+    @Test
+    void anAdmissionKeyMakesEachConnectionPresentATokenOfItsOwnInFrontOfThePrivateData() {
+        this.runner.withPropertyValues("rpma.client.servers.orders.address=198.18.0.1",
+                "rpma.client.servers.orders.pool-size=2", "rpma.client.servers.orders.private-data=acme",
+                ADMISSION + ".key-id=5", ADMISSION + ".secret=" + SECRET)
+            .run((context) -> {
+                assertThat(context).hasNotFailed();
+                assertThat(this.fake.await(WAIT, () -> this.fake.connections().size() == 2)).isTrue();
+                // the server's check of the same key: it admits a token once
+                RpmaTokenAdmission server = new RpmaTokenAdmission(List.of(RpmaAdmissionKey.of(5, SECRET)));
+                for (FakeConnection connection : this.fake.connections()) {
+                    RpmaAdmission.Decision decision = server.admit("default", connection.request().connectPrivateData());
+                    assertThat(decision.isAdmitted()).as("the token of %s", connection).isTrue();
+                    assertThat(decision.privateData()).asString(StandardCharsets.UTF_8).isEqualTo("acme");
+                }
+                assertThat(context.getBean(RpmaClientProperties.class).getServers().get("orders").getAdmission())
+                    .hasToString("Admission[keyId=5, secret=******]");
+            });
+    }
+
+    @Test
+    void withoutAnAdmissionKeyThePrivateDataGoesAlone() {
+        this.runner.withPropertyValues("rpma.client.servers.orders.address=198.18.0.1",
+                "rpma.client.servers.orders.private-data=acme")
+            .run((context) -> {
+                assertThat(context).hasNotFailed();
+                assertThat(this.fake.await(WAIT, () -> this.fake.connections().size() == 1)).isTrue();
+                assertThat(this.fake.lastConnection().request().connectPrivateData()).asString(StandardCharsets.UTF_8)
+                    .isEqualTo("acme");
+            });
+    }
+
+    @Test
+    void anInvalidAdmissionKeyFailsTheStartNamingThePropertyAndNeverShowingTheSecret() {
+        failsNaming(ADMISSION + ".key-id", SECRET, ADMISSION + ".key-id=256", ADMISSION + ".secret=" + SECRET);
+        failsNaming(ADMISSION + ".key-id", SECRET, ADMISSION + ".key-id=-1", ADMISSION + ".secret=" + SECRET);
+        failsNaming(ADMISSION + ".secret", "too-short-a-secret", ADMISSION + ".key-id=5",
+                ADMISSION + ".secret=too-short-a-secret");
+        failsNaming(ADMISSION + ".secret", SECRET, ADMISSION + ".key-id=5");
+        failsNaming(ADMISSION + ".key-id", SECRET, ADMISSION + ".secret=" + SECRET);
+        failsNaming("rpma.client.servers.orders.private-data", SECRET, ADMISSION + ".key-id=5",
+                ADMISSION + ".secret=" + SECRET, "rpma.client.servers.orders.private-data=" + "x".repeat(26));
+    }
+
+    private void failsNaming(String property, String secret, String... properties) {
+        this.runner.withPropertyValues("rpma.client.servers.orders.address=198.18.0.1")
+            .withPropertyValues(properties)
+            .run((context) -> {
+                assertThat(context).hasFailed();
+                assertThat(context.getStartupFailure()).rootCause()
+                    .isInstanceOfSatisfying(InvalidRpmaPropertyException.class,
+                            (ex) -> assertThat(ex.property()).isEqualTo(property))
+                    .hasMessageContaining("'" + property + "'");
+                for (Throwable cause = context.getStartupFailure(); cause != null; cause = cause.getCause()) {
+                    assertThat(cause.getMessage()).as("a message of %s", cause.getClass()).doesNotContain(secret);
+                }
+            });
     }
 
     static class UsesQualifiers {
