@@ -23,7 +23,9 @@ import dev.rpma.binding.RpmaPeerConfig;
 import dev.rpma.binding.RpmaRemoteMemoryRegion;
 import dev.rpma.binding.io.FileDescriptors;
 import dev.rpma.server.RpmaCommonData;
+import dev.rpma.server.RpmaEscaping;
 import dev.rpma.server.loop.RpmaEventLoop;
+import dev.rpma.server.loop.RpmaLogThread;
 
 /**
  * One place of an {@link RpmaClient}'s pool, owned by its event loop: it connects, serves the
@@ -389,7 +391,7 @@ final class ClientConnection implements RpmaClientConnection, RpmaEventLoop.IoHa
             this.client.connectionListener().established(this);
         }
         catch (RuntimeException ex) {
-            logger.warn("The connection listener of RPMA client '{}' failed", this.settings.name(), ex);
+            listenerFailed("The connection listener", ex);
         }
     }
 
@@ -530,8 +532,22 @@ final class ClientConnection implements RpmaClientConnection, RpmaEventLoop.IoHa
             listener.onMessage(message, this);
         }
         catch (RuntimeException ex) {
-            logger.warn("The message listener of RPMA client '{}' failed", this.settings.name(), ex);
+            listenerFailed("The message listener", ex);
         }
+    }
+
+    /**
+     * A listener threw: on the loop, one line with the exception's class and escaped message (it may
+     * quote what the server sent); its stack trace from the log thread ({@link RpmaLogThread}).
+     */
+    private void listenerFailed(String listener, RuntimeException ex) {
+        RpmaLogThread.warn(logger, listener + " of RPMA client '" + this.settings.name() + "' failed: " + describe(ex),
+                ex);
+    }
+
+    private static String describe(Throwable ex) {
+        String message = ex.getMessage();
+        return ex.getClass().getName() + ((message != null) ? ": " + RpmaEscaping.escape(message, 1024) : "");
     }
 
     void lateReply() {
@@ -625,7 +641,7 @@ final class ClientConnection implements RpmaClientConnection, RpmaEventLoop.IoHa
             this.client.connectionListener().ended(this, why);
         }
         catch (RuntimeException ex) {
-            logger.warn("The connection listener of RPMA client '{}' failed", this.settings.name(), ex);
+            listenerFailed("The connection listener", ex);
         }
         this.client.observer().reconnectScheduled(this.settings.name(), this.failuresInARow, delay);
         this.timer = this.loop.schedule(this::open, delay);
@@ -734,8 +750,8 @@ final class ClientConnection implements RpmaClientConnection, RpmaEventLoop.IoHa
             }
         }
         catch (RuntimeException ex) {
-            logger.warn("Deregistering the slots of connection {} of RPMA client '{}' failed", this.index,
-                    this.settings.name(), ex);
+            RpmaLogThread.warn(logger, "Deregistering the slots of connection " + this.index + " of RPMA client '"
+                    + this.settings.name() + "' failed: " + describe(ex), ex);
         }
         moveTo(RpmaClientConnectionState.CLOSED);
         Runnable done = this.whenClosed;

@@ -17,6 +17,7 @@ import dev.rpma.binding.RpmaEndpoint;
 import dev.rpma.binding.RpmaException;
 import dev.rpma.binding.RpmaFailureKind;
 import dev.rpma.server.loop.RpmaEventLoop;
+import dev.rpma.server.loop.RpmaLogThread;
 
 /**
  * The acceptor of one endpoint, on an event loop of its own (or, with {@code acceptor.on-event-loop},
@@ -398,8 +399,8 @@ final class Acceptor implements RpmaEventLoop.IoHandler {
                     this.endpoint.port(), ex.getMessage());
         }
         else {
-            logger.error("RDMA endpoint '{}' ({}:{}) failed and stops accepting: {}", endpointName(),
-                    this.endpoint.address(), this.endpoint.port(), ex.getMessage(), ex);
+            RpmaLogThread.error(logger, "RDMA endpoint '" + endpointName() + "' (" + this.endpoint.address() + ":"
+                    + this.endpoint.port() + ") failed and stops accepting: " + ex.getMessage(), ex);
         }
         stop();
     }

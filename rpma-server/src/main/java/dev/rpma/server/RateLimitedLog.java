@@ -9,6 +9,8 @@ import java.util.function.LongSupplier;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 
+import dev.rpma.server.loop.RpmaLogThread;
+
 /**
  * WARN and ERROR lines that a flood could repeat (bad messages, failing handlers, requests past their
  * deadline), written at most once per {@link #INTERVAL} per kind: the endpoint's threads log through
@@ -18,8 +20,12 @@ import org.slf4j.Logger;
  *
  * <p>A cause is shown as its class and message, escaped ({@link RpmaEscaping}: an exception's message
  * may quote what a peer sent); its stack trace, escaped the same way, only with the first line of its
- * kind (afterwards at DEBUG), and as text of the line, not as a throwable a layout would print raw.
- * Thread-safe.
+ * kind (afterwards at DEBUG), and as text, not as a throwable a layout would print raw. On an event
+ * loop the line has the class and message only, and the trace is formatted and written by {@link
+ * RpmaLogThread} as a line of its own at the same level, so that the loop never spends its
+ * connections' time on frames and appenders (a trace it could not hand over is dropped and counted
+ * there, never waited for). Elsewhere (connection-handler and dispatch threads) the trace is part of
+ * the line. Thread-safe.
  */
 final class RateLimitedLog {
 
@@ -99,18 +105,40 @@ final class RateLimitedLog {
         if (left > 0) {
             line.append(" [").append(left).append(" more suppressed since the last such line]");
         }
-        boolean trace = cause != null && window.traced.compareAndSet(false, true);
-        if (trace) {
-            appendTrace(line, cause);
+        if (cause == null) {
+            write(level, line.toString());
+            return;
         }
+        boolean trace = window.traced.compareAndSet(false, true);
+        if (!RpmaLogThread.onEventLoop()) {
+            if (trace) {
+                appendTrace(line, cause);
+            }
+            write(level, line.toString());
+            if (!trace && this.logger.isDebugEnabled()) {
+                this.logger.debug(appendTrace(new StringBuilder(message), cause).toString());
+            }
+            return;
+        }
+        // an event loop writes the one line; the trace is formatted and written by the log thread
+        if (trace) {
+            line.append(" [its stack trace follows, from thread '").append(RpmaLogThread.NAME).append("']");
+        }
+        write(level, line.toString());
+        if (trace) {
+            RpmaLogThread.write(() -> write(level, appendTrace(new StringBuilder(message), cause).toString()));
+        }
+        else if (this.logger.isDebugEnabled()) {
+            RpmaLogThread.write(() -> this.logger.debug(appendTrace(new StringBuilder(message), cause).toString()));
+        }
+    }
+
+    private void write(Level level, String line) {
         if (level == Level.ERROR) {
-            this.logger.error(line.toString());
+            this.logger.error(line);
         }
         else {
-            this.logger.warn(line.toString());
-        }
-        if (cause != null && !trace && this.logger.isDebugEnabled()) {
-            this.logger.debug(appendTrace(new StringBuilder(message), cause).toString());
+            this.logger.warn(line);
         }
     }
 

@@ -64,6 +64,24 @@ final class CapturedLog implements AutoCloseable {
         return List.of(text.toString().split("\r\n|\r|\n"));
     }
 
+    /** The lines of the events {@code thread} logged, as {@link #lines()} splits them. */
+    List<String> linesOf(String thread) {
+        StringBuilder text = new StringBuilder();
+        for (ILoggingEvent event : events()) {
+            if (event.getThreadName().equals(thread)) {
+                text.append(this.layout.doLayout(event));
+            }
+        }
+        return List.of(text.toString().split("\r\n|\r|\n"));
+    }
+
+    /** The formatted messages of the events {@code thread} logged at {@code level}. */
+    List<String> messagesOf(String thread, Level level) {
+        return events().stream().filter((event) -> event.getThreadName().equals(thread) && event.getLevel() == level)
+            .map(ILoggingEvent::getFormattedMessage)
+            .toList();
+    }
+
     @Override
     public void close() {
         this.logger.detachAppender(this.appender);

@@ -5,21 +5,27 @@ import static org.assertj.core.api.Assertions.assertThat;
 import java.io.ByteArrayOutputStream;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import ch.qos.logback.classic.Level;
+
 import dev.rpma.binding.testing.FakeConnection;
 import dev.rpma.binding.testing.FakeRequest;
+import dev.rpma.server.loop.RpmaEventLoop;
+import dev.rpma.server.loop.RpmaLogThread;
 
 /**
  * A peer's bytes with newlines, carriage returns, escape sequences and every other control byte never
  * start a log line, nor put a control character into one: not through a handler that logs them with
  * {@link RpmaEscaping}, nor through the server's own lines when a connection handler or a message
  * handler fails with an exception that quotes them, nor when a handler says a message is out of
- * protocol, quoting it. Every line is looked at as a file appender writes it.
+ * protocol, quoting it. Every line is looked at as a file appender writes it. A handler that fails on
+ * an event loop costs the loop one line: its stack trace is written by the log thread.
  */
 class LogInjectionTest {
 
@@ -78,6 +84,41 @@ class LogInjectionTest {
         this.harness.await("the session ended", () -> this.harness.ended.size() == 1);
         assertNoForgedLine(this.log.lines());
         assertThat(this.harness.ended.get(0).detail()).startsWith("out of protocol: unexpected pello\\x0aFORGED");
+    }
+
+    @Test
+    void aMessageHandlerFailingOnTheEventLoopLeavesItsStackTraceToTheLogThread() throws Exception {
+        CompletableFuture<Thread> handlerThread = new CompletableFuture<>();
+        CompletableFuture<Boolean> onLoop = new CompletableFuture<>();
+        this.harness.startRaw((message, session) -> {
+            handlerThread.complete(Thread.currentThread());
+            onLoop.complete(RpmaEventLoop.current() != null);
+            throw new IllegalStateException("cannot handle it");
+        });
+        FakeConnection client = this.harness.connectOne();
+        for (int i = 0; i < 50; i++) {
+            client.deliver(new byte[] { 'x' });
+        }
+        this.harness.await("the failures counted", () -> this.harness.statistics().handlerFailures() == 50);
+        String loop = handlerThread.getNow(null).getName();
+        this.harness.await("the loop's line", () -> this.log.messagesOf(loop, Level.WARN)
+            .stream()
+            .anyMatch((line) -> line.startsWith("Message handler")));
+        assertThat(this.log.linesOf(loop)).noneMatch((line) -> line.contains("\tat "));
+        this.harness.await("the trace written", () -> this.log.events().stream()
+            .anyMatch((event) -> event.getThreadName().equals(RpmaLogThread.NAME)));
+        assertThat(onLoop.getNow(false)).as("a raw handler runs on its session's event loop").isTrue();
+        assertThat(this.log.messagesOf(loop, Level.WARN)).filteredOn((line) -> line
+            .startsWith("Message handler"))
+            .first().asString()
+            .contains("failed on session")
+            .endsWith("of endpoint 'default': java.lang.IllegalStateException: cannot handle it [its stack trace"
+                    + " follows, from thread 'rpma-log']");
+        assertThat(this.log.linesOf(loop)).noneMatch((line) -> line.contains("\tat "));
+        assertThat(this.log.messagesOf(RpmaLogThread.NAME, Level.WARN)).singleElement()
+            .asString()
+            .startsWith("Message handler")
+            .contains("\n\tjava.lang.IllegalStateException: cannot handle it\n\t\tat ");
     }
 
     private static void assertNoForgedLine(List<String> lines) {

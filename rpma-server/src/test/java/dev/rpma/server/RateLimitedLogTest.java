@@ -2,7 +2,11 @@ package dev.rpma.server;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.BooleanSupplier;
 
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -10,9 +14,13 @@ import org.slf4j.LoggerFactory;
 
 import ch.qos.logback.classic.Level;
 
+import dev.rpma.server.loop.RpmaEventLoop;
+import dev.rpma.server.loop.RpmaLogThread;
+
 /**
  * The limiter on a clock the test moves: one line per kind and interval, a flood summarized by the
- * next line, kinds apart, causes escaped, and the stack trace once per kind (then at DEBUG only).
+ * next line, kinds apart, causes escaped, and the stack trace once per kind (then at DEBUG only);
+ * on an event loop, the trace written by the log thread, never by the loop.
  */
 class RateLimitedLogTest {
 
@@ -100,5 +108,67 @@ class RateLimitedLogTest {
         }
         this.log.warn("deadline", "seen");
         assertThat(this.captured.messages(Level.WARN)).containsExactly("seen");
+    }
+
+    @Test
+    void onAnEventLoopTheLineHasNoStackTraceWhichTheLogThreadWritesAndAFloodStaysOneLine() throws Exception {
+        RpmaEventLoop loop = new RpmaEventLoop("rpma-loop-under-test", Duration.ZERO);
+        loop.start();
+        try {
+            onLoop(loop, () -> {
+                for (int i = 0; i < 10_000; i++) {
+                    this.log.warn("message-handler", "handler failed", new IllegalStateException("boom " + i));
+                }
+            });
+            assertThat(this.captured.linesOf(loop.name())).noneMatch((line) -> line.contains("\tat "));
+            await("the trace from the log thread", () -> !this.captured.messagesOf(RpmaLogThread.NAME, Level.WARN)
+                .isEmpty());
+            assertThat(this.captured.messagesOf(loop.name(), Level.WARN)).containsExactly("handler failed:"
+                    + " java.lang.IllegalStateException: boom 0 [its stack trace follows, from thread 'rpma-log']");
+            assertThat(this.captured.messagesOf(RpmaLogThread.NAME, Level.WARN)).singleElement().asString()
+                .startsWith("handler failed\n\tjava.lang.IllegalStateException: boom 0\n\t\tat dev.rpma.server"
+                        + ".RateLimitedLogTest.");
+            assertThat(this.captured.linesOf(RpmaLogThread.NAME)).filteredOn((line) -> line.startsWith("\t\tat "))
+                .hasSizeBetween(1, 32);
+            assertThat(this.captured.events()).as("the flood: one line and its trace").hasSize(2)
+                .allSatisfy((event) -> assertThat(event.getThrowableProxy()).isNull());
+            try (CapturedLog debug = new CapturedLog(Level.DEBUG)) {
+                this.now.addAndGet(RateLimitedLog.INTERVAL);
+                onLoop(loop, () -> this.log.warn("message-handler", "handler failed",
+                        new IllegalStateException("later")));
+                await("the DEBUG trace", () -> !debug.messagesOf(RpmaLogThread.NAME, Level.DEBUG).isEmpty());
+                assertThat(debug.linesOf(loop.name())).noneMatch((line) -> line.contains("\tat "))
+                    .anySatisfy((line) -> assertThat(line).endsWith("handler failed: java.lang.IllegalStateException:"
+                            + " later [9999 more suppressed since the last such line]"));
+                assertThat(debug.messagesOf(RpmaLogThread.NAME, Level.DEBUG)).singleElement().asString()
+                    .contains("\tjava.lang.IllegalStateException: later\n\t\tat ");
+            }
+        }
+        finally {
+            loop.shutdown();
+            assertThat(loop.awaitTermination(Duration.ofSeconds(10))).isTrue();
+        }
+    }
+
+    private static void onLoop(RpmaEventLoop loop, Runnable task) throws Exception {
+        CompletableFuture<Void> done = new CompletableFuture<>();
+        loop.execute(() -> {
+            try {
+                task.run();
+                done.complete(null);
+            }
+            catch (Throwable ex) {
+                done.completeExceptionally(ex);
+            }
+        });
+        done.get(10, TimeUnit.SECONDS);
+    }
+
+    static void await(String what, BooleanSupplier condition) throws InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (!condition.getAsBoolean()) {
+            assertThat(System.nanoTime() - deadline).as("waiting for %s", what).isNegative();
+            Thread.sleep(5);
+        }
     }
 }

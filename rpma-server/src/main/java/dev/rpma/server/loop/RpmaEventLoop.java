@@ -420,6 +420,8 @@ public final class RpmaEventLoop implements Executor {
             runSoonWork();
         }
         catch (Throwable ex) {
+            // written here, trace and all: the loop serves nothing any more, and a trace handed over
+            // could be lost if the process exits because of what broke the loop
             logger.error("Event loop '{}' failed and stops; what it owns is left as it is", this.name, ex);
         }
         finally {
@@ -617,7 +619,7 @@ public final class RpmaEventLoop implements Executor {
         }
         catch (RuntimeException ex) {
             // one failing task must not take the loop and everything it owns down with it
-            logger.error("A task on event loop '{}' failed", this.name, ex);
+            RpmaLogThread.error(logger, "A task on event loop '" + this.name + "' failed: " + ex, ex);
         }
     }
 
