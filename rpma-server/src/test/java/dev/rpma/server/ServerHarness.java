@@ -41,7 +41,8 @@ public final class ServerHarness implements AutoCloseable {
      */
     public static final Duration WAIT = Duration.ofMillis(Long.getLong("rpma.test.wait-millis", 10_000));
 
-    public final FakeLibRpma fake = new FakeLibRpma().requireNonBlockingEndpointFd(true);
+    public final FakeLibRpma fake = new FakeLibRpma().requireNonBlockingEndpointFd(true)
+        .requireNonBlockingConnectionEventFds(true);
 
     /** What the session listeners heard, in order: "ESTABLISHED" and the end reasons' names. */
     public final List<String> events = new CopyOnWriteArrayList<>();

@@ -197,6 +197,22 @@ class TeardownLivenessTest {
     }
 
     @Test
+    void aStaleReadinessOfAConnectionsEventFdFindsNothingWithoutBlockingTheLoop() throws Exception {
+        this.harness.start(RpmaIncomingRequest::connect);
+        FakeConnection stale = this.harness.connectOne();
+        stale.staleEventReadiness();
+        this.harness.await("the stale readiness taken", () -> this.harness.fake.calls("rpma_conn_next_event") > 0);
+        // the loop goes on: another client is connected and established on it, the first still open
+        FakeConnection next = this.harness.connectOne();
+        assertThat(stale.isDeleted()).isFalse();
+        this.harness.fake.assertNoViolations();
+        stale.peerDisconnects();
+        next.peerDisconnects();
+        this.harness.await("both ended", () -> this.harness.ended.size() == 2);
+        this.harness.closeAndAssertNothingLeaked();
+    }
+
+    @Test
     void aSessionTheAcceptorConnectsAfterTheGracePeriodEndedIsEndedToo() throws Exception {
         this.harness.gracePeriod = Duration.ZERO;
         CountDownLatch deciding = new CountDownLatch(1);

@@ -190,6 +190,22 @@ public final class FakeConnection extends FakeObject {
         return this;
     }
 
+    /**
+     * Makes the event fd readable with no event queued, as a readiness that is stale by the time the
+     * owner reads it: {@code rpma_conn_next_event} then finds nothing, which on a blocking fd would block
+     * in {@code rdma_get_cm_event} (a violation here) and on a non-blocking one fails with EAGAIN.
+     */
+    public FakeConnection staleEventReadiness() {
+        synchronized (this.fake.lock) {
+            if (this.eventFd == null) {
+                throw new IllegalStateException("nobody asked for the connection's event fd yet");
+            }
+            this.eventFd.readable(true);
+            this.fake.lock.notifyAll();
+        }
+        return this;
+    }
+
     /** Events not yet returned. */
     public int pendingEvents() {
         synchronized (this.fake.lock) {

@@ -375,6 +375,8 @@ public final class FakeLibRpma implements LibRpma, PassiveCmIds, RdmaDevices, Au
 
     private boolean requireNonBlockingEndpointFd;
 
+    private boolean requireNonBlockingConnectionEventFds;
+
     private boolean odpCapable;
 
     private volatile long notThreadSafeDwellNanos;
@@ -441,6 +443,19 @@ public final class FakeLibRpma implements LibRpma, PassiveCmIds, RdmaDevices, Au
     public FakeLibRpma requireNonBlockingEndpointFd(boolean required) {
         synchronized (this.lock) {
             this.requireNonBlockingEndpointFd = required;
+        }
+        return this;
+    }
+
+    /**
+     * Whether {@code rpma_conn_next_event} finding no event on a connection whose event fd is still
+     * blocking is a violation (default false: a test of the binding may call it so on purpose). librpma
+     * would block in {@code rdma_get_cm_event} until the next event, so an event loop keeps the fd
+     * non-blocking and takes "no event" as EAGAIN.
+     */
+    public FakeLibRpma requireNonBlockingConnectionEventFds(boolean required) {
+        synchronized (this.lock) {
+            this.requireNonBlockingConnectionEventFds = required;
         }
         return this;
     }
@@ -1357,6 +1372,10 @@ public final class FakeLibRpma implements LibRpma, PassiveCmIds, RdmaDevices, Au
             Object next = connection.events.poll();
             connection.signal();
             if (next == null) {
+                if (this.requireNonBlockingConnectionEventFds && FileDescriptors.isBlocking(connection.eventFd.fd())) {
+                    throw violation(c, "no event on a blocking connection event fd: librpma would block in"
+                            + " rdma_get_cm_event until the next event (set the fd O_NONBLOCK)");
+                }
                 return c.fail(RPMA_E_PROVIDER, Errno.EAGAIN);
             }
             if (next instanceof Failure scripted) {
