@@ -541,13 +541,8 @@ final class ClientConnection implements RpmaClientConnection, RpmaEventLoop.IoHa
      * quote what the server sent); its stack trace from the log thread ({@link RpmaLogThread}).
      */
     private void listenerFailed(String listener, RuntimeException ex) {
-        RpmaLogThread.warn(logger, listener + " of RPMA client '" + this.settings.name() + "' failed: " + describe(ex),
-                ex);
-    }
-
-    private static String describe(Throwable ex) {
-        String message = ex.getMessage();
-        return ex.getClass().getName() + ((message != null) ? ": " + RpmaEscaping.escape(message, 1024) : "");
+        RpmaLogThread.warn(logger, listener + " of RPMA client '" + this.settings.name() + "' failed: "
+                + RpmaEscaping.describe(ex, 1024), ex);
     }
 
     void lateReply() {
@@ -751,7 +746,7 @@ final class ClientConnection implements RpmaClientConnection, RpmaEventLoop.IoHa
         }
         catch (RuntimeException ex) {
             RpmaLogThread.warn(logger, "Deregistering the slots of connection " + this.index + " of RPMA client '"
-                    + this.settings.name() + "' failed: " + describe(ex), ex);
+                    + this.settings.name() + "' failed: " + RpmaEscaping.describe(ex, 1024), ex);
         }
         moveTo(RpmaClientConnectionState.CLOSED);
         Runnable done = this.whenClosed;

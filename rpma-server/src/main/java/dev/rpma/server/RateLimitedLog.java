@@ -144,8 +144,7 @@ final class RateLimitedLog {
 
     /** The class and the escaped message of a throwable: one line, whatever its message holds. */
     static String describe(Throwable cause) {
-        String text = cause.getMessage();
-        return cause.getClass().getName() + ((text != null) ? ": " + RpmaEscaping.escape(text, MESSAGE_LIMIT) : "");
+        return RpmaEscaping.describe(cause, MESSAGE_LIMIT);
     }
 
     /** The stack trace as a layout writes one, each line starting with a tab or "Caused by", messages escaped. */

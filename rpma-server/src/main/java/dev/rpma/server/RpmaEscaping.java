@@ -60,4 +60,13 @@ public final class RpmaEscaping {
     public static String escape(String text, int limit) {
         return escape(text.getBytes(StandardCharsets.UTF_8), limit);
     }
+
+    /**
+     * A throwable's class and its message escaped and bounded to {@code limit} bytes: one line whatever
+     * the message holds (it may quote what a peer sent).
+     */
+    public static String describe(Throwable cause, int limit) {
+        String text = cause.getMessage();
+        return cause.getClass().getName() + ((text != null) ? ": " + escape(text, limit) : "");
+    }
 }

@@ -7,6 +7,7 @@ import java.util.concurrent.atomic.AtomicLong;
 
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import org.slf4j.event.Level;
 
 /**
  * Where an event loop's stack traces are written: a log call that would format or write one on an
@@ -98,29 +99,24 @@ public final class RpmaLogThread {
      * each call writes.
      */
     public static void warn(Logger logger, String line, Throwable cause) {
-        if (!logger.isWarnEnabled()) {
-            return;
-        }
-        if (onEventLoop()) {
-            logger.warn(summary(line));
-            write(() -> logger.warn(line, cause));
-        }
-        else {
-            logger.warn(line, cause);
-        }
+        log(logger, Level.WARN, line, cause);
     }
 
     /** Like {@link #warn(Logger, String, Throwable)}, at ERROR. */
     public static void error(Logger logger, String line, Throwable cause) {
-        if (!logger.isErrorEnabled()) {
+        log(logger, Level.ERROR, line, cause);
+    }
+
+    private static void log(Logger logger, Level level, String line, Throwable cause) {
+        if (!logger.isEnabledForLevel(level)) {
             return;
         }
         if (onEventLoop()) {
-            logger.error(summary(line));
-            write(() -> logger.error(line, cause));
+            logger.atLevel(level).log(summary(line));
+            write(() -> logger.atLevel(level).setCause(cause).log(line));
         }
         else {
-            logger.error(line, cause);
+            logger.atLevel(level).setCause(cause).log(line);
         }
     }
 
