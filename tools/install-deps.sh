@@ -4,7 +4,9 @@
 # tests compile (librpma-dev forgets to depend on libibverbs-dev); gcc: that probe, the C baseline and
 # rpma-jna's JNI data path (compiled by the build against the JDK's jni.h).
 set -euo pipefail
-packages=(librpma0 librpma-dev libibverbs-dev gcc maven openjdk-17-jdk-headless)
+# libpmem1: a device DAX region's mapping and cache write-back (rpma-jna's PmemMapping); ndctl: the
+# device DAX the persistent-memory end-to-end test makes in the VM (tools/e2e/run-pmem-e2e.sh)
+packages=(librpma0 librpma-dev libibverbs-dev gcc maven openjdk-17-jdk-headless libpmem1 ndctl)
 # ---- containers: the container end-to-end tests (RPMA_E2E_CONTAINERS=1, docs/containers.md) build
 # their images with docker and debootstrap
 if [ "${RPMA_E2E_CONTAINERS:-0}" = 1 ]; then packages+=(docker.io debootstrap); fi

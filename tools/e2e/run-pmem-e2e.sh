@@ -17,6 +17,11 @@
 #    writes (flush type PERSISTENT), SIGKILL, restart, read back; if it refuses (soft-RoCE has no
 #    on-demand paging, and Linux pins no file system DAX page for it), the app must fail to start
 #    saying so, and the step records that.
+# 3. store 'dax' on a device DAX: the emulated PMem's namespace is turned into /dev/dax0.0
+#    (`ndctl create-namespace --mode=devdax`; a device DAX registers without on-demand paging), with
+#    flush-type-persistent and direct-write-to-pmem: the same random writes with flush type
+#    PERSISTENT, SIGKILL, restart, read back; then examples 09's shape and 03 on it (the server makes
+#    ranges durable with pmem_persist), SIGKILL, restart, their data read back.
 #
 # Output: the app's and clients' logs and results.txt in sample-app/target/pmem-e2e/. Exit code 0
 # when every check passed; 1 a check failed; 124/125 from the VM; the build's.
@@ -33,7 +38,7 @@ while [ $# -gt 0 ]; do
     -t) TIMEOUT=$2; shift 2;;
     --writes) WRITES=$2; shift 2;;
     --in-vm) shift; break;;
-    -h|--help) sed -n '2,22p' "$0"; exit 0;;
+    -h|--help) sed -n '2,27p' "$0"; exit 0;;
     *) echo "run-pmem-e2e: unknown argument $1" >&2; exit 2;;
   esac
 done
@@ -107,7 +112,7 @@ persist_cycle() {
     bash -c "'$CLIENT' $ADDR 7208 random 22 $WRITES > '$OUT/$store-random.log' 2>&1 && grep -q 'Wrote $WRITES ranges, flush type $type' '$OUT/$store-random.log'"
   say "$store: writes took $((SECONDS - t0)) s"
   kill_app
-  check "$store: the app starts again on the same file" start_app "$@"
+  check "$store: the app starts again on the same store" start_app "$@"
   check "$store: every range read back equal after the SIGKILL" \
     bash -c "'$CLIENT' $ADDR 7208 verify 22 $WRITES > '$OUT/$store-verify.log' 2>&1 && grep -q 'Verified $WRITES ranges' '$OUT/$store-verify.log'"
 }
@@ -149,6 +154,37 @@ else
   check "dax: the app refuses to start, saying the device cannot register file system DAX memory" \
     grep -q "cannot register file system DAX memory" "$LOG"
   say "dax: the region was mapped with MAP_SYNC; rpma_mr_reg refused it (no ODP on soft-RoCE)"
+fi
+
+# the same emulated PMem as a device DAX: no file system, no page cache, registered without ODP
+DEVICE=/dev/dax0.0
+if umount "$RXE_VM_PMEM" && modprobe -a dax_pmem device_dax \
+    && ndctl create-namespace -f -e namespace0.0 --mode=devdax > "$OUT/ndctl.log" 2>&1 && [ -c "$DEVICE" ]; then
+  say "store dax: device DAX $DEVICE ($(cat /sys/bus/dax/devices/dax0.0/size) bytes, align $(cat /sys/bus/dax/devices/dax0.0/align))"
+  DEVDAX_ARGS=(--rpma.server.regions.persistent.store=dax --rpma.server.regions.persistent.path="$DEVICE"
+    --rpma.server.regions.persistent.usage=write-dst,read-src,flush-type-visibility,flush-type-persistent
+    --rpma.server.regions.persistent.direct-write-to-pmem=true)
+  if start_app "${DEVDAX_ARGS[@]}"; then
+    check "devdax: the region is the device, registered on soft-RoCE" \
+      grep -q "RDMA region 'persistent': 1048576 bytes of DAX device $DEVICE, .*direct write to PMem declared, registered on" "$LOG"
+    persist_cycle devdax PERSISTENT "${DEVDAX_ARGS[@]}"
+    check "devdax: example 09's shape (write, flush request, reply once durable)" \
+      bash -c "'$CLIENT' $ADDR 7209 gpspm > '$OUT/devdax-ex09.log' 2>&1 && grep -q 'Wrote the greeting, made durable by the server' '$OUT/devdax-ex09.log'"
+    EX03_TEXT="read by the server $(od -An -N8 -tx8 /dev/urandom | tr -d ' \n')"
+    check "devdax: example 03's client (the server reads its string, makes it durable, disconnects)" \
+      bash -c "'$C_CLIENTS/read_to_persistent_client' $ADDR 7211 '$EX03_TEXT' > '$OUT/devdax-ex03.log' 2>&1 && grep -qx 'Closed by the server' '$OUT/devdax-ex03.log'"
+    kill_app
+    start_app "${DEVDAX_ARGS[@]}" || say "FAIL devdax: restart after the examples"
+    check "devdax: the greeting example 09's client wrote survives the SIGKILL" \
+      bash -c "'$CLIENT' $ADDR 7208 greeting > '$OUT/devdax-greeting.log' 2>&1 && grep -q '^Greeting: Hello world!$' '$OUT/devdax-greeting.log'"
+    check "devdax: the string example 03's server read survives the SIGKILL" \
+      bash -c "'$CLIENT' $ADDR 7208 greeting 524288 > '$OUT/devdax-ex03-greeting.log' 2>&1 && grep -qxF 'Greeting: $EX03_TEXT' '$OUT/devdax-ex03-greeting.log'"
+    kill_app
+  else
+    say "FAIL devdax: the app did not start on $DEVICE (see $LOG)"; FAILED=1
+  fi
+else
+  say "FAIL devdax: could not make $DEVICE from the emulated PMem (see $OUT/ndctl.log)"; FAILED=1
 fi
 
 say "result: $([ $FAILED = 0 ] && echo passed || echo FAILED)"

@@ -18,6 +18,8 @@ import java.util.Set;
 
 import org.jspecify.annotations.Nullable;
 
+import dev.rpma.binding.pmem.PmemMapping;
+
 import jdk.nio.mapmode.ExtendedMapMode;
 
 /**
@@ -28,14 +30,15 @@ import jdk.nio.mapmode.ExtendedMapMode;
  * <li>{@link Kind#FILE}: a file mapped shared ({@code FileChannel.map}, {@code MAP_SHARED}); what
  * reaches the memory is in the page cache, survives a kill of the process, and is on the disk
  * after {@link #makeDurable(int, int)} ({@code msync});
- * <li>{@link Kind#DAX}: a file on a DAX file system (or a device DAX) mapped with {@code MAP_SYNC}
- * ({@code ExtendedMapMode.READ_WRITE_SYNC}, JEP 352): the memory is the persistent medium itself, no
- * page cache in between; the mapping fails on any other file, which is how the starter tells
- * persistent memory from plain memory.
+ * <li>{@link Kind#DAX}: persistent memory itself, no page cache in between: a file on a DAX file
+ * system mapped with {@code MAP_SYNC} ({@code ExtendedMapMode.READ_WRITE_SYNC}, JEP 352), which fails
+ * on any other file and is how the starter tells persistent memory from plain memory; or a device
+ * DAX ({@code /dev/daxX.Y}) mapped through libpmem ({@link PmemMapping}), which only the kernel's dax
+ * subsystem provides.
  * </ul>
  *
- * <p>Made only by the factories below, so that {@link Kind#DAX} always means a mapping the kernel
- * accepted with {@code MAP_SYNC}. The mapping lasts as long as its buffer is reachable: Java offers
+ * <p>Made only by the factories below, so that {@link Kind#DAX} always means memory the kernel
+ * mapped as persistent memory. The mapping lasts as long as its buffer is reachable: Java offers
  * no unmap that is safe while anyone may still hold the buffer, so a region's file is unmapped when
  * the buffer is collected, after the server has deregistered it and written it back.
  */
@@ -48,7 +51,7 @@ public final class RpmaBackingStore {
         VOLATILE,
         /** A file mapped shared, through the page cache. */
         FILE,
-        /** A file on a DAX file system mapped with {@code MAP_SYNC}: persistent memory. */
+        /** A file on a DAX file system mapped with {@code MAP_SYNC}, or a device DAX: persistent memory. */
         DAX
     }
 
@@ -63,10 +66,18 @@ public final class RpmaBackingStore {
 
     private final @Nullable Path path;
 
+    /** The device DAX's mapping, whose {@code persist} makes ranges durable; null for any other store. */
+    private final @Nullable PmemMapping device;
+
     private RpmaBackingStore(Kind kind, ByteBuffer memory, @Nullable Path path) {
+        this(kind, memory, path, null);
+    }
+
+    private RpmaBackingStore(Kind kind, ByteBuffer memory, @Nullable Path path, @Nullable PmemMapping device) {
         this.kind = kind;
         this.memory = memory;
         this.path = path;
+        this.device = device;
     }
 
     /** {@code size} bytes of zeroed process memory, little-endian. */
@@ -102,14 +113,46 @@ public final class RpmaBackingStore {
     }
 
     /**
-     * Like {@link #mapFile}, for a file on a DAX file system ({@code mount -o dax}) or a device DAX,
-     * mapped with {@code MAP_SYNC}.
+     * Like {@link #mapFile}, for a file on a DAX file system ({@code mount -o dax}), mapped with
+     * {@code MAP_SYNC}; or the first {@code size} bytes of a device DAX ({@code /dev/daxX.Y}, a
+     * character device), mapped whole through libpmem. A device is never created: {@code create}
+     * applies to files, and a missing path under {@code /dev} fails.
      *
      * @throws RpmaRegionStoreException when the file is not on DAX (the kernel refuses
-     *     {@code MAP_SYNC}), or cannot be opened or mapped
+     *     {@code MAP_SYNC}), the character device is not a device DAX or is smaller than {@code size},
+     *     libpmem is missing, or the file cannot be opened or mapped
      */
     public static RpmaBackingStore mapDax(Path path, long size, boolean create) {
+        Objects.requireNonNull(path, "path");
+        if (Files.exists(path) && !Files.isRegularFile(path)) {
+            return mapDeviceDax(path, size);
+        }
+        if (!Files.exists(path) && path.toAbsolutePath().normalize().startsWith("/dev")) {
+            throw new RpmaRegionStoreException(path, Kind.DAX, "there is no such device. A device DAX is made from a"
+                    + " persistent memory namespace with 'ndctl create-namespace --mode=devdax'; a container needs it"
+                    + " passed in (docker run --device " + path + ")", null);
+        }
         return new RpmaBackingStore(Kind.DAX, map(path, size, create, ExtendedMapMode.READ_WRITE_SYNC, Kind.DAX), path);
+    }
+
+    private static RpmaBackingStore mapDeviceDax(Path path, long size) {
+        if (size < 1 || size > Integer.MAX_VALUE) {
+            throw new IllegalArgumentException("A region of the device DAX " + path + " needs from 1 byte to 2GB, not "
+                    + size);
+        }
+        PmemMapping device;
+        try {
+            device = PmemMapping.mapDeviceDax(path);
+        }
+        catch (IOException | UnsatisfiedLinkError ex) {
+            throw new RpmaRegionStoreException(path, Kind.DAX, ex.getMessage(), ex);
+        }
+        if (device.length() < size) {
+            throw new RpmaRegionStoreException(path, Kind.DAX, "the device DAX has " + device.length()
+                    + " bytes, fewer than the region's size of " + size, null);
+        }
+        ByteBuffer memory = device.memory().slice(0, (int) size).order(ByteOrder.LITTLE_ENDIAN);
+        return new RpmaBackingStore(Kind.DAX, memory, path, device);
     }
 
     /**
@@ -155,6 +198,11 @@ public final class RpmaBackingStore {
         return this.kind;
     }
 
+    /** Whether the memory is a device DAX rather than a file: a device registers without on-demand paging. */
+    boolean deviceDax() {
+        return this.device != null;
+    }
+
     /** The memory, whole; the same buffer every time. */
     public ByteBuffer memory() {
         return this.memory;
@@ -177,7 +225,8 @@ public final class RpmaBackingStore {
     /**
      * Makes {@code length} bytes from {@code index} durable: {@code MappedByteBuffer.force}, which is
      * {@code msync}; on DAX the kernel writes the CPU caches' lines back to the medium, on a file it
-     * writes the dirty pages to the disk. Nothing for process memory, which cannot be made durable:
+     * writes the dirty pages to the disk; on a device DAX, which has no {@code msync},
+     * {@code pmem_persist} writes the lines back. Nothing for process memory, which cannot be made durable:
      * its callers learn that from {@link #kind()}. Thread-safe; blocks while the kernel writes.
      *
      * <p>{@code msync} writes only pages the kernel knows to be dirty, and a write by the RDMA device
@@ -190,6 +239,10 @@ public final class RpmaBackingStore {
      */
     public void makeDurable(int index, int length) {
         Objects.checkFromIndexSize(index, length, this.memory.capacity());
+        if (this.device != null) {
+            this.device.persist(index, length);
+            return;
+        }
         if (this.memory instanceof MappedByteBuffer mapped && this.kind != Kind.VOLATILE && length > 0) {
             int capacity = mapped.capacity();
             for (int page = index - index % PAGE_SIZE; page < index + length; page += PAGE_SIZE) {
@@ -203,6 +256,9 @@ public final class RpmaBackingStore {
 
     @Override
     public String toString() {
-        return (this.path != null) ? this.kind + " " + this.path : this.kind.toString();
+        if (this.path == null) {
+            return this.kind.toString();
+        }
+        return this.kind + ((this.device != null) ? " device " : " ") + this.path;
     }
 }

@@ -2,6 +2,8 @@ package dev.rpma.server;
 
 import java.nio.file.Path;
 
+import org.jspecify.annotations.Nullable;
+
 /** A region's file could not be mapped or registered as its backing store asks. */
 public class RpmaRegionStoreException extends RuntimeException {
 
@@ -11,7 +13,7 @@ public class RpmaRegionStoreException extends RuntimeException {
 
     private final RpmaBackingStore.Kind kind;
 
-    public RpmaRegionStoreException(Path path, RpmaBackingStore.Kind kind, String reason, Throwable cause) {
+    public RpmaRegionStoreException(Path path, RpmaBackingStore.Kind kind, String reason, @Nullable Throwable cause) {
         super("The " + kind.name().toLowerCase(java.util.Locale.ROOT) + " region in " + path + " cannot be used: " + reason,
                 cause);
         this.path = path;

@@ -98,6 +98,9 @@ public final class RpmaRegions {
                     // whole, once filled: the acceptors read it without a lock
                     this.registered.put(definition.name(), Map.copyOf(byPeer));
                 }
+                logger.info("RDMA region '{}': {} bytes of {}, usage {}{}, registered on {} device(s)", definition.name(),
+                        definition.memory().capacity(), definition.store(), definition.usages(),
+                        definition.directWriteToPmem() ? ", direct write to PMem declared" : "", byPeer.size());
             }
         }
         catch (RuntimeException ex) {
@@ -182,7 +185,8 @@ public final class RpmaRegions {
             return peer.register(definition.memory(), usages);
         }
         catch (RpmaException ex) {
-            if (definition.store().kind() == RpmaBackingStore.Kind.DAX && ex.errno() == Errno.EOPNOTSUPP) {
+            if (definition.store().kind() == RpmaBackingStore.Kind.DAX && ex.errno() == Errno.EOPNOTSUPP
+                    && !definition.store().deviceDax()) {
                 throw new RpmaRegionStoreException(definition.store().path().orElseThrow(), RpmaBackingStore.Kind.DAX,
                         "the RDMA device of " + peer.address() + " cannot register file system DAX memory (rpma_mr_reg: "
                         + Errno.name(ex.errno()) + "): Linux pins such pages only for devices with on-demand paging"

@@ -85,6 +85,26 @@ class RpmaBackingStoreTest {
     }
 
     @Test
+    void aCharacterDeviceThatIsNotADeviceDaxIsRefusedWithWhatToDo() {
+        assertThatThrownBy(() -> RpmaBackingStore.mapDax(Path.of("/dev/null"), 4096, true))
+            .isInstanceOfSatisfying(RpmaRegionStoreException.class, (ex) -> {
+                assertThat(ex.kind()).isEqualTo(RpmaBackingStore.Kind.DAX);
+                assertThat(ex.path()).isEqualTo(Path.of("/dev/null"));
+                assertThat(ex.getMessage()).contains("/dev/null is not a device DAX",
+                        "ndctl create-namespace --mode=devdax");
+            });
+    }
+
+    @Test
+    void aMissingDeviceIsNeverCreatedAndTheFailureSaysHowToMakeOrPassOne() {
+        Path device = Path.of("/dev/dax-rpma-test-missing");
+        assertThatThrownBy(() -> RpmaBackingStore.mapDax(device, 4096, true))
+            .isInstanceOfSatisfying(RpmaRegionStoreException.class, (ex) -> assertThat(ex.getMessage())
+                .contains("no such device", "ndctl create-namespace --mode=devdax", "--device " + device));
+        assertThat(device).doesNotExist();
+    }
+
+    @Test
     void sizesOutsideOneByteToTwoGigabytesAreRefused() {
         assertThatThrownBy(() -> RpmaBackingStore.mapFile(this.dir.resolve("x"), 0, true))
             .hasMessageContaining("from 1 byte to 2GB");

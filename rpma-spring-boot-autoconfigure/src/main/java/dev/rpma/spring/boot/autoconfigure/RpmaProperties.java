@@ -673,19 +673,20 @@ public class RpmaProperties {
         /**
          * Where the region's memory lives: 'volatile' (process memory, lost at exit), 'file' (the file at
          * 'path' mapped shared: survives the process, durable once the server makes a range durable) or 'dax'
-         * (the file at 'path' on a DAX file system mapped with MAP_SYNC: persistent memory; fails on any other
-         * file).
+         * (persistent memory: the file at 'path' on a DAX file system, mapped with MAP_SYNC, which fails on any
+         * other file; or the device DAX at 'path', such as /dev/dax0.0, mapped through libpmem).
          */
         private RpmaBackingStore.Kind store = RpmaBackingStore.Kind.VOLATILE;
 
         /**
-         * File behind a 'file' or 'dax' region; required for them. Its content is what the region holds at
-         * start: it survives restarts.
+         * File behind a 'file' or 'dax' region, or the device DAX behind a 'dax' region; required for them. Its
+         * content is what the region holds at start: it survives restarts.
          */
         private @Nullable Path path;
 
         /**
-         * Whether a missing file is created (with zeros); if not, a missing file fails the start.
+         * Whether a missing file is created (with zeros); if not, a missing file fails the start. A device is
+         * never created.
          */
         private boolean createIfMissing = true;
 

@@ -15,7 +15,8 @@ class RpmaRegionStoreFailureAnalyzer extends AbstractFailureAnalyzer<RpmaRegionS
     @Override
     protected FailureAnalysis analyze(Throwable rootFailure, RpmaRegionStoreException cause) {
         String action = (cause.kind() == RpmaBackingStore.Kind.DAX)
-                ? "Serve the region from a device with on-demand paging, or make it a 'file' region"
+                ? "Serve the region from a device DAX (a path such as /dev/dax0.0) or from a device with on-demand"
+                        + " paging, or make it a 'file' region"
                         + " ('rpma.server.regions.<name>.store=file'): clients then flush to visibility and ask the"
                         + " server to make their writes durable."
                 : "Fix the file " + cause.path() + " or the region's 'path'.";

@@ -316,6 +316,19 @@ class RpmaServerSettingsFactoryTests {
                     "rpma.server.regions.r.path", "does not exist and create-if-missing is off"));
     }
 
+    @Test
+    void aDaxRegionOnADeviceThatIsNotADeviceDaxOrIsMissingIsRefusedNamingItsPath() {
+        this.runner.withPropertyValues("rpma.server.regions.r.size=4KB", "rpma.server.regions.r.store=dax",
+                "rpma.server.regions.r.path=/dev/null", "rpma.server.regions.r.usage=write-dst,flush-type-persistent")
+            .run((context) -> assertInvalid(() -> endpoints(context.getBean(RpmaProperties.class)),
+                    "rpma.server.regions.r.path", "/dev/null is not a device DAX"));
+        this.runner.withPropertyValues("rpma.server.regions.r.size=4KB", "rpma.server.regions.r.store=dax",
+                "rpma.server.regions.r.path=/dev/dax-rpma-missing", "rpma.server.regions.r.usage=write-dst")
+            .run((context) -> assertInvalid(() -> endpoints(context.getBean(RpmaProperties.class)),
+                    "rpma.server.regions.r.path", "no such device"));
+        assertThat(Path.of("/dev/dax-rpma-missing")).doesNotExist();
+    }
+
     @ParameterizedTest(name = "{0}={1}")
     @CsvSource(delimiter = '|', textBlock = """
             rpma.server.regions.r.usage     | send     | rpma.server.regions.r.usage     | not for exposed memory
