@@ -8,8 +8,9 @@ set -euo pipefail
 # device DAX the persistent-memory end-to-end test makes in the VM (tools/e2e/run-pmem-e2e.sh)
 packages=(librpma0 librpma-dev libibverbs-dev gcc maven openjdk-17-jdk-headless libpmem1 ndctl)
 # ---- containers: the container end-to-end tests (RPMA_E2E_CONTAINERS=1, docs/containers.md) build
-# their images with docker and debootstrap
-if [ "${RPMA_E2E_CONTAINERS:-0}" = 1 ]; then packages+=(docker.io debootstrap); fi
+# their images with docker, FROM scratch from this machine's files: the JDK's jmods, librpma0 and the
+# verbs providers (which libibverbs only recommends)
+if [ "${RPMA_E2E_CONTAINERS:-0}" = 1 ]; then packages+=(docker.io ibverbs-providers); fi
 # ---- end containers
 missing=()
 for p in "${packages[@]}"; do

@@ -16,8 +16,8 @@
 # both are the IPv4 address of the first netdev an RDMA device sits on.
 #
 # --containers (or RPMA_E2E_CONTAINERS=1) adds, in the same VM boot, the tests of tag "containers":
-# the images of tools/container/build-images.sh are built on this machine (docker.io, debootstrap;
-# a dockerd is started here if none runs), saved, and loaded into a docker daemon started in the VM
+# the images of tools/container/build-images.sh are built on this machine (docker.io; a dockerd is
+# started here if none runs), saved, and loaded into a docker daemon started in the VM
 # (tools/e2e/in-vm-docker.sh; the VM gets 6 GiB); docs/containers.md.
 #
 # Output: JUnit XML, the console output, the app's and clients' logs and measurements.txt in
