@@ -143,11 +143,12 @@ prometheus_image() {
 # ------------------------------------------------------------------ sample-app: a jlink'ed JRE
 JDK=${RPMA_JDK:-/usr/lib/jvm/java-17-openjdk-amd64}
 # Modules the jar's classes do not name but the JDK loads as service providers or by name (jdeps
-# cannot see those; a start in a full JDK loads the first two): Linux socket options (jdk.net), JFR's
-# platform MBean, TLS with elliptic-curve keys (SunEC), zip and jar files as file systems, DNS through
-# JNDI, and JMX over the network for operators (-Dcom.sun.management.jmxremote in JAVA_TOOL_OPTIONS).
+# cannot see those; a start in a full JDK loads the first four): Linux socket options (jdk.net), JFR's
+# platform MBean, TLS with elliptic-curve keys (SunEC), Kerberos for SASL (ZooKeeper's, for
+# discovery) and JAAS's login modules, zip and jar files as file systems, DNS through JNDI, and JMX
+# over the network for operators (-Dcom.sun.management.jmxremote in JAVA_TOOL_OPTIONS).
 # Left out: other locales' data (jdk.localedata, 9 MB: formats are English) and legacy charsets.
-EXTRA_MODULES=jdk.net,jdk.management.jfr,jdk.crypto.ec,jdk.zipfs,jdk.naming.dns,jdk.management.agent
+EXTRA_MODULES=jdk.net,jdk.management.jfr,jdk.crypto.ec,jdk.security.jgss,jdk.security.auth,jdk.zipfs,jdk.naming.dns,jdk.management.agent
 # AWT's native libraries for windows, fonts, images and sound: a headless server never loads them
 # (java.desktop is in the runtime for java.beans), and they would bring X11, freetype and ALSA along
 JLINK_EXCLUDE='**/libawt_xawt.so,**/libjawt.so,**/libsplashscreen.so,**/libjsound.so,**/libfontmanager.so,**/libjavajpeg.so,**/liblcms.so,**/libmlib_image.so'
