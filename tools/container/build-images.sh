@@ -199,6 +199,11 @@ sample_app_image() {
   [ -n "$librpma" ] || die "no librpma.so.0 on this machine: apt-get install librpma0"
   cp -L --parents "$librpma" "$rootfs/"
   libraries "$rootfs" "$librpma"
+  # libpmem, which a region on a device DAX binds by name (libpmem.so.1), and its libraries
+  local libpmem; libpmem=$(ls /usr/lib/*/libpmem.so.1 2>/dev/null | head -1)
+  [ -n "$libpmem" ] || die "no libpmem.so.1 on this machine: apt-get install libpmem1"
+  cp -L --parents "$libpmem" "$rootfs/"
+  libraries "$rootfs" "$libpmem"
   verbs_providers "$rootfs"
   # the native code of the jar's libraries (JNA's dispatcher, rpma-jna's JNI calls), which they
   # extract to /tmp at run time: only their libraries go into the image

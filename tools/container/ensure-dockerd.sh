@@ -11,7 +11,14 @@ if [ ! -x /usr/sbin/dockerd ]; then
 fi
 $DOCKER info >/dev/null 2>&1 && exit 0
 echo "ensure-dockerd: starting dockerd (log: /var/log/rpma-dockerd.log)" >&2
-nohup /usr/sbin/dockerd --iptables=false --ip-masq=false --bridge=none >/var/log/rpma-dockerd.log 2>&1 &
+# without the caller's descriptors: a daemon that inherited a lock (flock) would hold it for ever
+(
+  for fd in /proc/self/fd/*; do
+    fd=${fd##*/}
+    if [ "$fd" -gt 2 ] 2>/dev/null; then eval "exec $fd>&-" 2>/dev/null || true; fi
+  done
+  exec nohup /usr/sbin/dockerd --iptables=false --ip-masq=false --bridge=none </dev/null >/var/log/rpma-dockerd.log 2>&1
+) &
 for _ in $(seq 120); do $DOCKER info >/dev/null 2>&1 && exit 0; sleep 0.5; done
 echo "ensure-dockerd: dockerd did not answer within 60 s:" >&2
 tail -20 /var/log/rpma-dockerd.log >&2

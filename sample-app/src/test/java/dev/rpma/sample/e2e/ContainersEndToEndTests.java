@@ -225,8 +225,8 @@ class ContainersEndToEndTests {
     @Order(4)
     void theAppInAContainerServesClientsOnTheMachine() throws Exception {
         long start = System.nanoTime();
-        try (GenericContainer<?> app = this.rdma.applyTo(appContainer(7304, "started"))) {
-            app.start();
+        try (GenericContainer<?> app = this.rdma.applyTo(appContainer(7304))) {
+            startOrFailWithItsOutput(app);
             record("app in a container started in " + seconds(start));
             CClient.Result hello = CClient.run(this.environment, "hello_client", "containerized-app-hello", CLIENT_TIMEOUT,
                     this.sameIp, "7304");
@@ -245,7 +245,7 @@ class ContainersEndToEndTests {
     void withoutItsDevicesTheContainerizedAppNamesTheFlagsToAdd() throws Exception {
         // (a tiny memlock is no failure here: the app starts with --ulimit memlock=4096:4096 on soft-RoCE)
         long start = System.nanoTime();
-        GenericContainer<?> noDevices = appContainer(7404, "failed").withNetworkMode("host")
+        GenericContainer<?> noDevices = appContainer(7404).withNetworkMode("host")
             .withCreateContainerCmdModifier((command) -> command.getHostConfig()
                 .withUlimits(new Ulimit[] { new Ulimit("memlock", -1L, -1L) }));
         String withoutDevices = runToExit(noDevices);
@@ -258,18 +258,46 @@ class ContainersEndToEndTests {
             .contains("--network host");
     }
 
-    private GenericContainer<?> appContainer(int port, String awaiting) throws IOException {
-        // a failure without an analysis ends with "Application run failed"; one that starts must not wait out the bound
-        String wait = awaiting.equals("started") ? ".*Started SampleApplication.*"
-                : ".*(APPLICATION FAILED TO START|Application run failed|Started SampleApplication).*";
+    /**
+     * The app's container, started once the app says it started or failed (a failure without an
+     * analysis ends with "Application run failed"), so that a failed start does not wait out the bound.
+     */
+    private GenericContainer<?> appContainer(int port) throws IOException {
+        String wait = ".*(APPLICATION FAILED TO START|Application run failed|Started SampleApplication).*";
         return new GenericContainer<>(SAMPLE_APP)
             .withEnv("JAVA_TOOL_OPTIONS", String.join(" ", this.environment.javaCommand().subList(1,
                     this.environment.javaCommand().size())))
-            .withCommand("--server.port=" + freePort(), "--rpma.server.address=" + this.sameIp,
-                    "--rpma.server.port=" + port, "--rpma.server.endpoints.read.port=" + (port + 1),
-                    "--rpma.server.endpoints.pingpong.port=" + (port + 2),
-                    "--rpma.server.endpoints.pingpong.address=" + this.serverIp)
+            .withCommand(appArguments(port))
             .waitingFor(Wait.forLogMessage(wait, 1).withStartupTimeout(APP_START));
+    }
+
+    private static void startOrFailWithItsOutput(GenericContainer<?> app) {
+        String output;
+        try {
+            app.start();
+            output = app.getLogs();
+        }
+        catch (RuntimeException ex) {
+            output = (app.getContainerId() != null) ? app.getLogs() : "(the container's start failed: " + ex + ")";
+        }
+        assertThat(output).as("the app in a container did not start:\n%s", failureAnalysis(output))
+            .contains("Started SampleApplication");
+    }
+
+    /**
+     * The app's arguments for a container beside the app on the machine (the host network is shared):
+     * every endpoint moved to a port of its own from {@code port} on, in the order of the sample's
+     * defaults (7204 to 7211), the ping-pong across the veth pair.
+     */
+    private String[] appArguments(int port) throws IOException {
+        List<String> arguments = new ArrayList<>(List.of("--server.port=" + freePort(),
+                "--rpma.server.address=" + this.sameIp, "--rpma.server.port=" + port,
+                "--rpma.server.endpoints.pingpong.address=" + this.serverIp));
+        List<String> endpoints = List.of("read", "pingpong", "write", "flush", "gpspm", "echo", "read-to-persistent");
+        for (int i = 0; i < endpoints.size(); i++) {
+            arguments.add("--rpma.server.endpoints." + endpoints.get(i) + ".port=" + (port + 1 + i));
+        }
+        return arguments.toArray(String[]::new);
     }
 
     /**
