@@ -2,10 +2,12 @@
 # Runs every test: the unit tests against the scripted fake and the loopback, the tests against the
 # real librpma (no device needed), pitest on the acceptor and the native handles, a new user's project built with
 # librpma hidden, then the end-to-end tests over real soft-RoCE with the soak's short run (directly
-# when this machine has an RDMA device, else inside the project's VM). RPMA_E2E_CONTAINERS=1 adds the container end-to-end tests to that VM boot
-# (docs/containers.md).
+# when this machine has an RDMA device, else inside the project's VM), with the container end-to-end
+# tests in the same VM boot (docs/containers.md; RPMA_E2E_CONTAINERS=0 leaves them out).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# install-deps.sh then installs docker.io, and run-e2e.sh builds the images and adds the tests
+export RPMA_E2E_CONTAINERS=${RPMA_E2E_CONTAINERS:-1}
 bash tools/install-deps.sh
 # install: the new user's project below builds against these artifacts
 mvn -B install
