@@ -124,10 +124,11 @@ public final class RpmaBackingStore {
      */
     public static RpmaBackingStore mapDax(Path path, long size, boolean create) {
         Objects.requireNonNull(path, "path");
-        if (Files.exists(path) && !Files.isRegularFile(path)) {
+        boolean exists = Files.exists(path);
+        if (exists && !Files.isRegularFile(path)) {
             return mapDeviceDax(path, size);
         }
-        if (!Files.exists(path) && path.toAbsolutePath().normalize().startsWith("/dev")) {
+        if (!exists && path.toAbsolutePath().normalize().startsWith("/dev")) {
             throw new RpmaRegionStoreException(path, Kind.DAX, "there is no such device. A device DAX is made from a"
                     + " persistent memory namespace with 'ndctl create-namespace --mode=devdax'; a container needs it"
                     + " passed in (docker run --device " + path + ")", null);
@@ -136,10 +137,7 @@ public final class RpmaBackingStore {
     }
 
     private static RpmaBackingStore mapDeviceDax(Path path, long size) {
-        if (size < 1 || size > Integer.MAX_VALUE) {
-            throw new IllegalArgumentException("A region of the device DAX " + path + " needs from 1 byte to 2GB, not "
-                    + size);
-        }
+        checkSize(path, size);
         PmemMapping device;
         try {
             device = PmemMapping.mapDeviceDax(path);
@@ -155,6 +153,12 @@ public final class RpmaBackingStore {
         return new RpmaBackingStore(Kind.DAX, memory, path, device);
     }
 
+    private static void checkSize(Path path, long size) {
+        if (size < 1 || size > Integer.MAX_VALUE) {
+            throw new IllegalArgumentException("A region mapped from " + path + " needs from 1 byte to 2GB, not " + size);
+        }
+    }
+
     /**
      * Process memory that claims to be persistent: for the tests over the scripted fake, which has no
      * DAX file system to map.
@@ -165,9 +169,7 @@ public final class RpmaBackingStore {
 
     private static MappedByteBuffer map(Path path, long size, boolean create, FileChannel.MapMode mode, Kind kind) {
         Objects.requireNonNull(path, "path");
-        if (size < 1 || size > Integer.MAX_VALUE) {
-            throw new IllegalArgumentException("A region mapped from " + path + " needs from 1 byte to 2GB, not " + size);
-        }
+        checkSize(path, size);
         Set<StandardOpenOption> options = EnumSet.of(StandardOpenOption.READ, StandardOpenOption.WRITE);
         if (create) {
             options.add(StandardOpenOption.CREATE);
