@@ -57,7 +57,8 @@ class LogInjectionTest {
         });
         FakeRequest request = this.harness.endpoint.queueRequest(HOSTILE);
         this.harness.await("the reject", () -> request.state() == FakeRequest.State.DELETED);
-        this.harness.await("the failure logged", () -> this.log.events().size() >= 2);
+        this.harness.await("the failure logged",
+                () -> this.log.lines().stream().anyMatch((line) -> line.contains("Connection handler")));
         assertNoForgedLine(this.log.lines());
         assertThat(this.log.lines()).anySatisfy((line) -> assertThat(line).contains("rejecting \"hello\\x0aFORGED"));
         assertThat(this.log.lines()).anySatisfy((line) -> assertThat(line).contains("Connection handler")
