@@ -3,6 +3,7 @@
  * 01-connection client, on the wire and in the order of its calls, with every wait bounded.
  *
  *   hello_client ADDR PORT [--timeout SEC] [--retry-delay-ms N] [--attempts N] [--private-data-hex HEX]
+ *                [--sessions N]
  *
  * Connects to ADDR:PORT with private data "Hello server!\0" (14 bytes), or the bytes HEX gives
  * (at most 56: an admission token in front of the greeting, say). A REJECTED connect (also what a
@@ -12,6 +13,9 @@
  * (or "No message received" when there is none), then waits for the server to close the
  * connection: the example's server disconnects first. After that CLOSED it disconnects,
  * deletes the connection and exits.
+ *
+ * --sessions N (default 1): N such sessions one after the other on the one peer, as a long-lived
+ * client would; the first that fails ends the run with its exit code.
  *
  * --timeout SEC (default 60) bounds the whole run: a server that never answers, or one that
  * waits for the client to disconnect first (which leaves the example's client waiting for
@@ -36,62 +40,22 @@
 
 static const char HELLO_SERVER[] = "Hello server!";   /* sent with its '\0': 14 bytes */
 
-int main(int argc, char **argv)
+/*
+ * One session on peer: connect (retried while REJECTED), print the server's greeting, wait for its
+ * CLOSED, disconnect and delete. Returns the session's exit code.
+ */
+static int hello_session(struct rpma_peer *peer, const char *addr, const char *port,
+		struct rpma_conn_private_data *pdata, long attempts, long retry_delay_ms, long timeout_s,
+		uint64_t deadline)
 {
-	const char *pos[2];
-	int npos = 0;
-	long timeout_s = 60, retry_delay_ms = 5000, attempts = MAX_ATTEMPTS;
-	unsigned char custom[56];
-	size_t custom_len = 0;
-	bool has_custom = false;
-	for (int i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "--timeout") && i + 1 < argc) {
-			timeout_s = parse_long(argv[i], argv[i + 1], 0);
-			i++;
-		} else if (!strcmp(argv[i], "--retry-delay-ms") && i + 1 < argc) {
-			retry_delay_ms = parse_long(argv[i], argv[i + 1], 0);
-			i++;
-		} else if (!strcmp(argv[i], "--attempts") && i + 1 < argc) {
-			attempts = parse_long(argv[i], argv[i + 1], 1);
-			if (attempts > MAX_ATTEMPTS)
-				bad_value(argv[i], argv[i + 1]);
-			i++;
-		} else if (!strcmp(argv[i], "--private-data-hex") && i + 1 < argc) {
-			custom_len = parse_hex(argv[i], argv[i + 1], custom, sizeof(custom));
-			has_custom = true;
-			i++;
-		} else if (argv[i][0] != '-' && npos < 2)
-			pos[npos++] = argv[i];
-		else
-			npos = -100;
-	}
-	if (npos != 2 || timeout_s < 1) {
-		fprintf(stderr, "usage: %s ADDR PORT [--timeout SEC] [--retry-delay-ms N] [--attempts N]"
-			" [--private-data-hex HEX]\n", argv[0]);
-		return EXIT_USAGE;
-	}
-	const char *addr = pos[0], *port = pos[1];
-	uint64_t deadline = now_ms() + (uint64_t)timeout_s * 1000u;
-
-	init_output();
-
-	struct rpma_peer *peer = NULL;
 	struct rpma_conn *conn = NULL;
 	enum rpma_conn_event ev = RPMA_CONN_UNDEFINED;
 	int ev_fd = -1, ret, rc = EXIT_FAIL;
 	bool established = false;
 
-	if (new_peer(addr, &peer))
-		return EXIT_FAIL;
-
-	struct rpma_conn_private_data pdata = { (void *)HELLO_SERVER, sizeof(HELLO_SERVER) };
-	if (has_custom) {
-		pdata.ptr = custom;
-		pdata.len = (uint8_t)custom_len;
-	}
 	for (int attempt = 0; attempt < attempts; attempt++) {
-		if (connect_to(peer, addr, port, &pdata, NULL, 0, NULL, &conn))
-			goto out_peer;
+		if (connect_to(peer, addr, port, pdata, NULL, 0, NULL, &conn))
+			return EXIT_FAIL;
 		ret = wait_established(conn, &ev_fd, deadline, (uint64_t)timeout_s, true);
 		if (ret == WAIT_OK) {
 			established = true;
@@ -107,15 +71,14 @@ int main(int argc, char **argv)
 			fail("rpma_conn_delete", ret);
 		if (attempt == attempts - 1) {
 			fprintf(stderr, "hello_client: still rejected after %ld attempts\n", attempts);
-			goto out_peer;
+			return EXIT_FAIL;
 		}
 		fprintf(stderr, "Retrying...\n");
 		uint64_t t = now_ms();
 		if (t + (uint64_t)retry_delay_ms >= deadline) {
 			fprintf(stderr, "hello_client: rejected, and the next attempt would pass the %ld s timeout\n",
 				timeout_s);
-			rc = EXIT_TIMEOUT;
-			goto out_peer;
+			return EXIT_TIMEOUT;
 		}
 		struct timespec d = { retry_delay_ms / 1000, (retry_delay_ms % 1000) * 1000000L };
 		while (nanosleep(&d, &d) && errno == EINTR)
@@ -167,7 +130,62 @@ out_disconnect:
 	if (established && rpma_conn_disconnect(conn) == 0)
 		(void) wait_closed(conn, ev_fd, now_ms() + TEARDOWN_GRACE_MS);
 out_delete:
-	rc = cleanup_rc(rc, "rpma_conn_delete", rpma_conn_delete(&conn));
-out_peer:
+	return cleanup_rc(rc, "rpma_conn_delete", rpma_conn_delete(&conn));
+}
+
+int main(int argc, char **argv)
+{
+	const char *pos[2];
+	int npos = 0;
+	long timeout_s = 60, retry_delay_ms = 5000, attempts = MAX_ATTEMPTS, sessions = 1;
+	unsigned char custom[56];
+	size_t custom_len = 0;
+	bool has_custom = false;
+	for (int i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--timeout") && i + 1 < argc) {
+			timeout_s = parse_long(argv[i], argv[i + 1], 0);
+			i++;
+		} else if (!strcmp(argv[i], "--retry-delay-ms") && i + 1 < argc) {
+			retry_delay_ms = parse_long(argv[i], argv[i + 1], 0);
+			i++;
+		} else if (!strcmp(argv[i], "--attempts") && i + 1 < argc) {
+			attempts = parse_long(argv[i], argv[i + 1], 1);
+			if (attempts > MAX_ATTEMPTS)
+				bad_value(argv[i], argv[i + 1]);
+			i++;
+		} else if (!strcmp(argv[i], "--sessions") && i + 1 < argc) {
+			sessions = parse_long(argv[i], argv[i + 1], 1);
+			i++;
+		} else if (!strcmp(argv[i], "--private-data-hex") && i + 1 < argc) {
+			custom_len = parse_hex(argv[i], argv[i + 1], custom, sizeof(custom));
+			has_custom = true;
+			i++;
+		} else if (argv[i][0] != '-' && npos < 2)
+			pos[npos++] = argv[i];
+		else
+			npos = -100;
+	}
+	if (npos != 2 || timeout_s < 1) {
+		fprintf(stderr, "usage: %s ADDR PORT [--timeout SEC] [--retry-delay-ms N] [--attempts N]"
+			" [--private-data-hex HEX] [--sessions N]\n", argv[0]);
+		return EXIT_USAGE;
+	}
+	const char *addr = pos[0], *port = pos[1];
+	uint64_t deadline = now_ms() + (uint64_t)timeout_s * 1000u;
+
+	init_output();
+
+	struct rpma_peer *peer = NULL;
+	int rc = EXIT_OK;
+	if (new_peer(addr, &peer))
+		return EXIT_FAIL;
+
+	struct rpma_conn_private_data pdata = { (void *)HELLO_SERVER, sizeof(HELLO_SERVER) };
+	if (has_custom) {
+		pdata.ptr = custom;
+		pdata.len = (uint8_t)custom_len;
+	}
+	for (long session = 0; session < sessions && rc == EXIT_OK; session++)
+		rc = hello_session(peer, addr, port, &pdata, attempts, retry_delay_ms, timeout_s, deadline);
 	return cleanup_rc(rc, "rpma_peer_delete", rpma_peer_delete(&peer));
 }

@@ -4,6 +4,7 @@
  * bounded and the connection's CM events watched.
  *
  *   pingpong_client ADDR PORT SEED ROUNDS [SLEEP_US] [--timeout SEC] [--quiet] [--start-file PATH]
+ *                   [--sessions N]
  *
  * Registers an 8-byte RECV and an 8-byte SEND buffer, connects without private data (no
  * retry, as the example), then, as the example's `while (--rounds)`, does ROUNDS - 1 round
@@ -14,8 +15,12 @@
  * RPMA_F_COMPLETION_ON_ERROR), disconnects, waits for CLOSED and deletes. Against a server
  * that answers v with v+1, the last value is SEED + ROUNDS - 1.
  *
+ * --sessions N (default 1): N such sessions one after the other on the one peer and buffers, each
+ * from SEED, as a long-lived client would; the first that fails ends the run with its exit code.
+ *
  * Last line on stdout, on every path after the arguments were accepted:
- *   RESULT rounds=N last=V         (N round trips completed, V the last value received, or SEED)
+ *   RESULT sessions=S rounds=N last=V   (S sessions ended, N round trips completed in all, V the
+ *                                        last value received in the last session, or SEED)
  *
  * --start-file PATH: once established, wait (within the timeout) until PATH exists before the
  * first round, so that a test can hold many sessions open at once and then start them together.
@@ -162,68 +167,33 @@ static void usage(const char *argv0)
 	exit(EXIT_USAGE);
 }
 
-int main(int argc, char **argv)
+/* what a session is given, and what it counts */
+struct pingpong {
+	const char *addr, *port, *start_file;
+	uint64_t seed, rounds, sleep_us, timeout_s, deadline;
+	bool quiet;
+	struct rpma_mr_local *recv_mr, *send_mr;
+	uint64_t *recv, *send;
+	uint64_t done;   /* round trips, over all sessions */
+	uint64_t last;   /* the last value received in the latest session, or SEED */
+};
+
+/*
+ * One session: connect, wait for the start file if any, ROUNDS - 1 round trips from SEED, I_M_DONE,
+ * disconnect, wait for CLOSED, delete. Returns the session's exit code.
+ */
+static int pingpong_session(struct rpma_peer *peer, struct pingpong *pp)
 {
-	const char *pos[5];
-	int npos = 0;
-	uint64_t timeout_s = 60;
-	bool quiet = false;
-	const char *start_file = NULL;
-	for (int i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "--timeout") && i + 1 < argc) {
-			timeout_s = parse_u64(argv[i], argv[i + 1]);
-			i++;
-		} else if (!strcmp(argv[i], "--quiet")) {
-			quiet = true;
-		} else if (!strcmp(argv[i], "--start-file") && i + 1 < argc) {
-			start_file = argv[++i];
-		} else if (argv[i][0] != '-' && npos < 5) {
-			pos[npos++] = argv[i];
-		} else {
-			usage(argv[0]);
-		}
-	}
-	if (npos < 4 || timeout_s < 1)
-		usage(argv[0]);
-	const char *addr = pos[0], *port = pos[1];
-	uint64_t cntr = parse_u64("SEED", pos[2]);
-	uint64_t rounds = parse_u64("ROUNDS", pos[3]);
-	uint64_t sleep_us = npos == 5 ? parse_u64("SLEEP_US", pos[4]) : 0;
-	if (rounds < 1) {   /* the example's while (--rounds) would run for ever on 0 */
-		fprintf(stderr, "pingpong_client: ROUNDS must be at least 1\n");
-		return EXIT_USAGE;
-	}
-	uint64_t deadline = now_ms() + timeout_s * 1000u;
-
-	init_output();
-
-	struct rpma_peer *peer = NULL;
 	struct rpma_conn *conn = NULL;
-	struct rpma_mr_local *recv_mr = NULL, *send_mr = NULL;
 	struct rpma_cq *cq = NULL;
-	uint64_t *recv = NULL, *send = NULL;
 	int ev_fd = -1, cq_fd = -1, ret, rc = EXIT_FAIL;
-	uint64_t done = 0;
 	bool established = false, closed = false;
+	uint64_t cntr = pp->seed, rounds = pp->rounds;
+	pp->last = cntr;
 
-	long page = sysconf(_SC_PAGESIZE);
-	if (posix_memalign((void **)&recv, (size_t)page, MSG_SIZE) ||
-			posix_memalign((void **)&send, (size_t)page, MSG_SIZE)) {
-		fprintf(stderr, "pingpong_client: out of memory\n");
-		goto out_free;
-	}
-	*recv = *send = 0;
-	if (new_peer(addr, &peer))
-		goto out_free;
-	if ((ret = rpma_mr_reg(peer, recv, MSG_SIZE, RPMA_MR_USAGE_RECV, &recv_mr)) ||
-			(ret = rpma_mr_reg(peer, send, MSG_SIZE, RPMA_MR_USAGE_SEND, &send_mr))) {
-		fail("rpma_mr_reg", ret);
-		goto out_dereg;
-	}
-
-	if (connect_to(peer, addr, port, NULL, NULL, 0, NULL, &conn))
-		goto out_dereg;
-	ret = wait_established(conn, &ev_fd, deadline, timeout_s, false);
+	if (connect_to(peer, pp->addr, pp->port, NULL, NULL, 0, NULL, &conn))
+		return EXIT_FAIL;
+	ret = wait_established(conn, &ev_fd, pp->deadline, pp->timeout_s, false);
 	if (ret == WAIT_TIMEOUT)
 		rc = EXIT_TIMEOUT;
 	if (ret)
@@ -231,8 +201,8 @@ int main(int argc, char **argv)
 	established = true;
 	if (get_cq_fd(conn, &cq, &cq_fd))
 		goto out_disconnect;
-	if (start_file) {
-		ret = wait_start_file(conn, ev_fd, deadline, start_file);
+	if (pp->start_file) {
+		ret = wait_start_file(conn, ev_fd, pp->deadline, pp->start_file);
 		if (ret == WAIT_CLOSED) {
 			fprintf(stderr, "pingpong_client: the server closed the connection before the start file came\n");
 			closed = true;
@@ -241,27 +211,28 @@ int main(int argc, char **argv)
 		}
 		if (ret == WAIT_TIMEOUT) {
 			fprintf(stderr, "pingpong_client: %s did not appear within the %" PRIu64 " s timeout\n",
-				start_file, timeout_s);
+				pp->start_file, pp->timeout_s);
 			rc = EXIT_TIMEOUT;
 		}
 		if (ret)
 			goto out_disconnect;
 	}
 
+	uint64_t done = 0;
 	while (--rounds) {
 		/* a receive for the server's answer, then the counter */
-		if ((ret = rpma_recv(conn, recv_mr, 0, MSG_SIZE, recv))) {
+		if ((ret = rpma_recv(conn, pp->recv_mr, 0, MSG_SIZE, pp->recv))) {
 			fail("rpma_recv", ret);
 			goto out_disconnect;
 		}
-		if (!quiet)
+		if (!pp->quiet)
 			printf("Value sent: %" PRIu64 "\n", cntr);
-		*send = htole64(cntr);
-		if ((ret = rpma_send(conn, send_mr, 0, MSG_SIZE, RPMA_F_COMPLETION_ALWAYS, NULL))) {
+		*pp->send = htole64(cntr);
+		if ((ret = rpma_send(conn, pp->send_mr, 0, MSG_SIZE, RPMA_F_COMPLETION_ALWAYS, NULL))) {
 			fail("rpma_send", ret);
 			goto out_disconnect;
 		}
-		ret = wait_round(conn, cq, cq_fd, ev_fd, deadline, recv);
+		ret = wait_round(conn, cq, cq_fd, ev_fd, pp->deadline, pp->recv);
 		if (ret == WAIT_CLOSED) {
 			fprintf(stderr, "pingpong_client: the server closed the connection after %" PRIu64 " rounds\n",
 				done);
@@ -271,19 +242,21 @@ int main(int argc, char **argv)
 		}
 		if (ret == WAIT_TIMEOUT) {
 			fprintf(stderr, "pingpong_client: round %" PRIu64 " did not complete within the %" PRIu64
-				" s timeout\n", done + 1, timeout_s);
+				" s timeout\n", done + 1, pp->timeout_s);
 			rc = EXIT_TIMEOUT;
 			goto out_disconnect;
 		}
 		if (ret)
 			goto out_disconnect;
-		cntr = le64toh(*recv);
+		cntr = le64toh(*pp->recv);
+		pp->last = cntr;
 		done++;
-		if (!quiet)
+		pp->done++;
+		if (!pp->quiet)
 			printf("Value received: %" PRIu64 "\n", cntr);
-		if (sleep_us > 0) {
-			uint64_t left_ms = deadline > now_ms() ? deadline - now_ms() : 0;
-			uint64_t us = sleep_us < left_ms * 1000u ? sleep_us : left_ms * 1000u;
+		if (pp->sleep_us > 0) {
+			uint64_t left_ms = pp->deadline > now_ms() ? pp->deadline - now_ms() : 0;
+			uint64_t us = pp->sleep_us < left_ms * 1000u ? pp->sleep_us : left_ms * 1000u;
 			struct timespec d = { (time_t)(us / 1000000u), (long)(us % 1000000u) * 1000L };
 			while (nanosleep(&d, &d) && errno == EINTR)
 				;
@@ -291,8 +264,8 @@ int main(int argc, char **argv)
 	}
 
 	/* "I am done": the server disconnects when it sees it; no completion unless it fails */
-	*send = htole64(I_M_DONE);
-	if ((ret = rpma_send(conn, send_mr, 0, MSG_SIZE, RPMA_F_COMPLETION_ON_ERROR, NULL))) {
+	*pp->send = htole64(I_M_DONE);
+	if ((ret = rpma_send(conn, pp->send_mr, 0, MSG_SIZE, RPMA_F_COMPLETION_ON_ERROR, NULL))) {
 		fail("rpma_send(I_M_DONE)", ret);
 		goto out_disconnect;
 	}
@@ -301,14 +274,79 @@ int main(int argc, char **argv)
 out_disconnect:
 	/* disconnect (also answers a server's disconnect), wait (bounded) for CLOSED, delete;
 	 * a connection that never got established is only deleted */
-	rc = end_connection(&conn, established, closed, ev_fd, deadline, rc);
+	return end_connection(&conn, established, closed, ev_fd, pp->deadline, rc);
+}
+
+int main(int argc, char **argv)
+{
+	const char *pos[5];
+	int npos = 0;
+	struct pingpong pp = { .timeout_s = 60 };
+	uint64_t sessions = 1;
+	for (int i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--timeout") && i + 1 < argc) {
+			pp.timeout_s = parse_u64(argv[i], argv[i + 1]);
+			i++;
+		} else if (!strcmp(argv[i], "--quiet")) {
+			pp.quiet = true;
+		} else if (!strcmp(argv[i], "--start-file") && i + 1 < argc) {
+			pp.start_file = argv[++i];
+		} else if (!strcmp(argv[i], "--sessions") && i + 1 < argc) {
+			sessions = parse_u64(argv[i], argv[i + 1]);
+			i++;
+		} else if (argv[i][0] != '-' && npos < 5) {
+			pos[npos++] = argv[i];
+		} else {
+			usage(argv[0]);
+		}
+	}
+	if (npos < 4 || pp.timeout_s < 1 || sessions < 1)
+		usage(argv[0]);
+	pp.addr = pos[0];
+	pp.port = pos[1];
+	pp.seed = parse_u64("SEED", pos[2]);
+	pp.rounds = parse_u64("ROUNDS", pos[3]);
+	pp.sleep_us = npos == 5 ? parse_u64("SLEEP_US", pos[4]) : 0;
+	if (pp.rounds < 1) {   /* the example's while (--rounds) would run for ever on 0 */
+		fprintf(stderr, "pingpong_client: ROUNDS must be at least 1\n");
+		return EXIT_USAGE;
+	}
+	pp.deadline = now_ms() + pp.timeout_s * 1000u;
+	pp.last = pp.seed;
+
+	init_output();
+
+	struct rpma_peer *peer = NULL;
+	int ret, rc = EXIT_FAIL;
+	uint64_t ended = 0;
+
+	long page = sysconf(_SC_PAGESIZE);
+	if (posix_memalign((void **)&pp.recv, (size_t)page, MSG_SIZE) ||
+			posix_memalign((void **)&pp.send, (size_t)page, MSG_SIZE)) {
+		fprintf(stderr, "pingpong_client: out of memory\n");
+		goto out_free;
+	}
+	*pp.recv = *pp.send = 0;
+	if (new_peer(pp.addr, &peer))
+		goto out_free;
+	if ((ret = rpma_mr_reg(peer, pp.recv, MSG_SIZE, RPMA_MR_USAGE_RECV, &pp.recv_mr)) ||
+			(ret = rpma_mr_reg(peer, pp.send, MSG_SIZE, RPMA_MR_USAGE_SEND, &pp.send_mr))) {
+		fail("rpma_mr_reg", ret);
+		goto out_dereg;
+	}
+	rc = EXIT_OK;
+	while (ended < sessions && rc == EXIT_OK) {
+		rc = pingpong_session(peer, &pp);
+		ended++;
+	}
+
 out_dereg:
-	rc = cleanup_rc(rc, "rpma_mr_dereg(send)", rpma_mr_dereg(&send_mr));
-	rc = cleanup_rc(rc, "rpma_mr_dereg(recv)", rpma_mr_dereg(&recv_mr));
+	rc = cleanup_rc(rc, "rpma_mr_dereg(send)", rpma_mr_dereg(&pp.send_mr));
+	rc = cleanup_rc(rc, "rpma_mr_dereg(recv)", rpma_mr_dereg(&pp.recv_mr));
 	rc = cleanup_rc(rc, "rpma_peer_delete", rpma_peer_delete(&peer));
 out_free:
-	free(send);
-	free(recv);
-	printf("RESULT rounds=%" PRIu64 " last=%" PRIu64 "\n", done, cntr);
+	free(pp.send);
+	free(pp.recv);
+	printf("RESULT sessions=%" PRIu64 " rounds=%" PRIu64 " last=%" PRIu64 "\n", ended, pp.done, pp.last);
 	return rc;
 }

@@ -2,7 +2,7 @@
  * read_client.c - an end-to-end test client that behaves as librpma's example
  * 02-read-to-volatile client, on the wire and in the order of its calls, with every wait bounded.
  *
- *   read_client ADDR PORT [--timeout SEC]
+ *   read_client ADDR PORT [--timeout SEC] [--sessions N]
  *
  * Registers a 1 KiB local buffer (RPMA_MR_USAGE_READ_DST), connects to ADDR:PORT without
  * private data and reads the server's accept private data as the examples' common_data:
@@ -15,6 +15,9 @@
  *   Read a message: <the region as a C string>
  * Then it deletes the remote MR, disconnects, waits for CLOSED and deletes everything.
  * No retry on REJECTED (the example has none).
+ *
+ * --sessions N (default 1): N such sessions one after the other on the one peer and buffer, as a
+ * long-lived client would; the first that fails ends the run with its exit code.
  *
  * --timeout SEC (default 60) bounds the whole run; the completion wait also watches the
  * connection's CM events, so a server that disconnects instead of letting the read finish
@@ -40,38 +43,22 @@
 #define DESCRIPTORS_MAX_SIZE 24
 #define COMMON_DATA_HEADER 4          /* data_offset (u16), mr_desc_size (u8), pcfg_desc_size (u8) */
 
-int main(int argc, char **argv)
+/*
+ * One session: connect, read the server's region (described by its private data) into dst_mr,
+ * print it, disconnect, wait for CLOSED and delete. Returns the session's exit code.
+ */
+static int read_session(struct rpma_peer *peer, const char *addr, const char *port, struct rpma_mr_local *dst_mr,
+		char *dst, long timeout_s, uint64_t deadline)
 {
-	const char *addr, *port;
-	long timeout_s;
-	uint64_t deadline = parse_addr_port_timeout(argc, argv, &addr, &port, &timeout_s);
-
-	init_output();
-
-	struct rpma_peer *peer = NULL;
 	struct rpma_conn *conn = NULL;
-	struct rpma_mr_local *dst_mr = NULL;
 	struct rpma_mr_remote *src_mr = NULL;
 	struct rpma_cq *cq = NULL;
-	char *dst = NULL;
 	int ev_fd = -1, cq_fd = -1, ret, rc = EXIT_FAIL;
 	bool established = false;
 
-	if (new_peer(addr, &peer))
-		return EXIT_FAIL;
-	/* page-aligned and zeroed, as the example's malloc_aligned() */
-	if (posix_memalign((void **)&dst, (size_t)sysconf(_SC_PAGESIZE), KILOBYTE)) {
-		fprintf(stderr, "read_client: out of memory\n");
-		goto out_peer;
-	}
-	memset(dst, 0, KILOBYTE);
-	if ((ret = rpma_mr_reg(peer, dst, KILOBYTE, RPMA_MR_USAGE_READ_DST, &dst_mr))) {
-		fail("rpma_mr_reg", ret);
-		goto out_free;
-	}
-
+	memset(dst, 0, KILOBYTE);   /* what is printed was read in this session */
 	if (connect_to(peer, addr, port, NULL, NULL, 0, NULL, &conn))
-		goto out_dereg;
+		return EXIT_FAIL;
 	ret = wait_established(conn, &ev_fd, deadline, (uint64_t)timeout_s, false);
 	if (ret == WAIT_TIMEOUT)
 		rc = EXIT_TIMEOUT;
@@ -147,8 +134,54 @@ out_remote:
 out_disconnect:
 	/* the client ends it: disconnect, wait (bounded) for CLOSED, delete; a connection that
 	 * never got established is only deleted */
-	rc = end_connection(&conn, established, false, ev_fd, deadline, rc);
-out_dereg:
+	return end_connection(&conn, established, false, ev_fd, deadline, rc);
+}
+
+/* "--sessions N" taken out of argv (the rest is parse_addr_port_timeout's); N, or 1 without it */
+static long take_sessions(int *argc, char **argv)
+{
+	long sessions = 1;
+	int kept = 1;
+	for (int i = 1; i < *argc; i++) {
+		if (!strcmp(argv[i], "--sessions") && i + 1 < *argc) {
+			sessions = parse_long(argv[i], argv[i + 1], 1);
+			i++;
+		} else {
+			argv[kept++] = argv[i];
+		}
+	}
+	*argc = kept;
+	return sessions;
+}
+
+int main(int argc, char **argv)
+{
+	const char *addr, *port;
+	long timeout_s;
+	long sessions = take_sessions(&argc, argv);
+	uint64_t deadline = parse_addr_port_timeout(argc, argv, &addr, &port, &timeout_s);
+
+	init_output();
+
+	struct rpma_peer *peer = NULL;
+	struct rpma_mr_local *dst_mr = NULL;
+	char *dst = NULL;
+	int ret, rc = EXIT_FAIL;
+
+	if (new_peer(addr, &peer))
+		return EXIT_FAIL;
+	/* page-aligned and zeroed, as the example's malloc_aligned() */
+	if (posix_memalign((void **)&dst, (size_t)sysconf(_SC_PAGESIZE), KILOBYTE)) {
+		fprintf(stderr, "read_client: out of memory\n");
+		goto out_peer;
+	}
+	if ((ret = rpma_mr_reg(peer, dst, KILOBYTE, RPMA_MR_USAGE_READ_DST, &dst_mr))) {
+		fail("rpma_mr_reg", ret);
+		goto out_free;
+	}
+	rc = EXIT_OK;
+	for (long session = 0; session < sessions && rc == EXIT_OK; session++)
+		rc = read_session(peer, addr, port, dst_mr, dst, timeout_s, deadline);
 	rc = cleanup_rc(rc, "rpma_mr_dereg", rpma_mr_dereg(&dst_mr));
 out_free:
 	free(dst);

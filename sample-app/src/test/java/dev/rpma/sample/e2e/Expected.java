@@ -46,7 +46,11 @@ final class Expected {
     private final Map<String, Long> bad = new TreeMap<>();
 
     synchronized Expected accepted(String endpoint) {
-        this.accepted.merge(endpoint, 1L, Long::sum);
+        return accepted(endpoint, 1);
+    }
+
+    synchronized Expected accepted(String endpoint, long sessions) {
+        this.accepted.merge(endpoint, sessions, Long::sum);
         return this;
     }
 

@@ -78,6 +78,12 @@ abstract class SampleAppEndToEndTests {
 
     static final int MIXED_SESSIONS = 1000;
 
+    /**
+     * Sessions each C client process runs one after the other on its peer (its {@code --sessions}): a
+     * process of its own per session spends most of its time under the emulator starting up.
+     */
+    static final int SESSIONS_PER_CLIENT = 25;
+
     /** C clients run at once in the mixed sessions. */
     static final int MIXED_PARALLEL = 8;
 
@@ -349,22 +355,35 @@ abstract class SampleAppEndToEndTests {
         Expected expected = new Expected();
         RdmaResources before = RdmaResources.snapshot();
         long start = System.nanoTime();
+        int clients = MIXED_SESSIONS / SESSIONS_PER_CLIENT;
         ExecutorService pool = Executors.newFixedThreadPool(MIXED_PARALLEL);
         try {
             List<Future<CClient.Result>> runs = new ArrayList<>();
-            for (int i = 0; i < MIXED_SESSIONS; i++) {
-                int session = i;
-                runs.add(pool.submit(() -> mixedSession(session)));
+            for (int i = 0; i < clients; i++) {
+                int client = i;
+                runs.add(pool.submit(() -> mixedSessions(client)));
             }
-            for (int i = 0; i < MIXED_SESSIONS; i++) {
+            for (int i = 0; i < clients; i++) {
                 CClient.Result result = runs.get(i).get(5, TimeUnit.MINUTES);
                 assertThat(result.exitCode()).as(result.toString()).isZero();
                 switch (i % 3) {
-                    case 0 -> expected.accepted("default");
-                    case 1 -> expected.accepted("read");
+                    case 0 -> {
+                        assertThat(result.lines("Received a message: " + ExampleProtocols.SERVER_GREETING))
+                            .hasSize(SESSIONS_PER_CLIENT);
+                        expected.accepted("default", SESSIONS_PER_CLIENT);
+                    }
+                    case 1 -> {
+                        assertThat(result.lines("Read a message: " + ExampleProtocols.READ_CONTENT))
+                            .hasSize(SESSIONS_PER_CLIENT);
+                        expected.accepted("read", SESSIONS_PER_CLIENT);
+                    }
                     default -> {
+                        assertThat(result.result("sessions")).isEqualTo(SESSIONS_PER_CLIENT);
+                        assertThat(result.result("rounds")).isEqualTo(2L * SESSIONS_PER_CLIENT);
                         assertThat(result.result("last")).isEqualTo(i + 2);
-                        expected.pingPongDoneOrClosed(2);
+                        for (int session = 0; session < SESSIONS_PER_CLIENT; session++) {
+                            expected.pingPongDoneOrClosed(2);
+                        }
                     }
                 }
             }
@@ -376,23 +395,25 @@ abstract class SampleAppEndToEndTests {
         assertTheAppAgrees(numbersBefore, expected);
         RdmaResources after = RdmaResources.snapshot();
         Map<String, Long> delta = after.minus(before);
-        record(MIXED_SESSIONS + " sessions (hello, read, ping-pong in turn, by C clients " + MIXED_PARALLEL
-                + " at a time) took " + seconds(elapsed) + "; resources before " + before.counts() + ", after "
-                + after.counts() + ", change " + delta);
+        record(MIXED_SESSIONS + " sessions (hello, read, ping-pong in turn, by " + clients + " C clients of "
+                + SESSIONS_PER_CLIENT + " sessions each, " + MIXED_PARALLEL + " at a time) took " + seconds(elapsed)
+                + "; resources before " + before.counts() + ", after " + after.counts() + ", change " + delta);
         assertThat(delta).as("kernel RDMA resources after " + MIXED_SESSIONS + " sessions").allSatisfy(
                 (kind, change) -> assertThat(change).as(kind).isZero());
     }
 
-    private CClient.Result mixedSession(int i) throws IOException, InterruptedException {
+    /** Client {@code i}'s {@value #SESSIONS_PER_CLIENT} sessions: hello, read or ping-pong, in turn by {@code i}. */
+    private CClient.Result mixedSessions(int i) throws IOException, InterruptedException {
         String label = "mixed-" + topology() + "/" + i;
+        String sessions = String.valueOf(SESSIONS_PER_CLIENT);
         return switch (i % 3) {
             case 0 -> CClient.run(this.environment, "hello_client", label, CLIENT_TIMEOUT, serverAddress(),
-                    String.valueOf(ExampleProtocols.HELLO_PORT), "--timeout", "60");
+                    String.valueOf(ExampleProtocols.HELLO_PORT), "--timeout", "100", "--sessions", sessions);
             case 1 -> CClient.run(this.environment, "read_client", label, CLIENT_TIMEOUT, serverAddress(),
-                    String.valueOf(ExampleProtocols.READ_PORT), "--timeout", "60");
+                    String.valueOf(ExampleProtocols.READ_PORT), "--timeout", "100", "--sessions", sessions);
             default -> CClient.run(this.environment, "pingpong_client", label, CLIENT_TIMEOUT, serverAddress(),
-                    String.valueOf(ExampleProtocols.PING_PONG_PORT), String.valueOf(i), "3", "--timeout", "60",
-                    "--quiet");
+                    String.valueOf(ExampleProtocols.PING_PONG_PORT), String.valueOf(i), "3", "--timeout", "100",
+                    "--quiet", "--sessions", sessions);
         };
     }
 
