@@ -10,6 +10,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.SortedMap;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 
 import com.github.dockerjava.api.model.Ulimit;
@@ -46,8 +47,9 @@ import static org.assertj.core.api.Assertions.within;
  * C clients in containers against the app on the machine, on both topologies (hello and read on the
  * same-IP address, ping-pong across the veth pair); a real Prometheus in a container scrapes the app
  * and answers the queries of {@code docs/observability.md} and of the Grafana dashboard as the
- * clients' numbers say; then the app in a container serves C clients on the machine, and without
- * its devices fails to start with a message that names the flags to add.
+ * clients' numbers say; then the app in a container serves C clients on the machine, and, without
+ * its devices or with a memory-lock limit of 64 KiB, fails to start with a message that names the
+ * flags to add.
  */
 @Tag("containers")
 @ExtendWith(ContainersEndToEndTests.FailuresAsTheyHappen.class)
@@ -242,20 +244,35 @@ class ContainersEndToEndTests {
 
     @Test
     @Order(5)
-    void withoutItsDevicesTheContainerizedAppNamesTheFlagsToAdd() throws Exception {
-        // (a tiny memlock is no failure here: the app starts with --ulimit memlock=4096:4096 on soft-RoCE)
+    void withoutItsDevicesOrWithATinyMemlockTheContainerizedAppNamesTheFlagsToAdd() throws Exception {
         long start = System.nanoTime();
         GenericContainer<?> noDevices = appContainer(7404).withNetworkMode("host")
             .withCreateContainerCmdModifier((command) -> command.getHostConfig()
                 .withUlimits(new Ulimit[] { new Ulimit("memlock", -1L, -1L) }));
+        // the devices, but 64 KiB of locked memory: set after applyTo's unlimited one, so it wins; a
+        // container's root lacks CAP_IPC_LOCK (not in Docker's default capabilities), so the limit applies
+        GenericContainer<?> tinyMemlock = this.rdma.applyTo(appContainer(7504))
+            .withCreateContainerCmdModifier((command) -> command.getHostConfig()
+                .withUlimits(new Ulimit[] { new Ulimit("memlock", 65536L, 65536L) }));
+        // both at once: each spends most of its time starting the JVM
+        CompletableFuture<String> memlockRun = CompletableFuture.supplyAsync(() -> runToExit(tinyMemlock));
         String withoutDevices = runToExit(noDevices);
+        String withTinyMemlock = memlockRun.get(3, TimeUnit.MINUTES);
         Files.writeString(this.environment.logDirectory().resolve("sample-app-container-no-devices.log"), withoutDevices);
-        record("the app in a container without devices ended in " + seconds(start));
+        Files.writeString(this.environment.logDirectory().resolve("sample-app-container-memlock-64k.log"),
+                withTinyMemlock);
+        record("the app in a container without devices, and in one with --ulimit memlock=65536:65536, ended in "
+                + seconds(start));
         record("without --device:\n" + failureAnalysis(withoutDevices));
+        record("with --ulimit memlock=65536:65536:\n" + failureAnalysis(withTinyMemlock));
         assertThat(withoutDevices).contains("APPLICATION FAILED TO START")
             .contains("this process runs in a container without the machine's RDMA devices")
             .contains("--device /dev/infiniband/rdma_cm")
             .contains("--network host");
+        assertThat(withTinyMemlock).contains("APPLICATION FAILED TO START")
+            .contains("this process may lock only 64 KiB (RLIMIT_MEMLOCK)")
+            .contains("'docker run --ulimit memlock=-1:-1'")
+            .contains("add the IPC_LOCK capability");
     }
 
     /**
