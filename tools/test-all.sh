@@ -8,14 +8,27 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 # install-deps.sh then installs docker.io, and run-e2e.sh builds the images and adds the tests
 export RPMA_E2E_CONTAINERS=${RPMA_E2E_CONTAINERS:-1}
-bash tools/install-deps.sh
+began=$(date +%s)
+TIMES=()
+# runs a step and keeps its wall time for the summary at the end
+step() {
+  local name=$1 from
+  shift
+  from=$(date +%s)
+  "$@"
+  TIMES+=("$name: $(( $(date +%s) - from )) s")
+}
+step install-deps bash tools/install-deps.sh
 # install: the new user's project below builds against these artifacts
-mvn -B install
+step "build and unit tests" mvn -B install
 # the acceptor's request lifecycle, the connection registry and the native handles' state word under
 # mutation (about 3.5 minutes; docs/testing.md#mutation-testing)
-mvn -B -P mutation -pl rpma-jna,rpma-server verify
-bash tools/new-user/check.sh
+step pitest mvn -B -P mutation -pl rpma-jna,rpma-server verify
+step new-user bash tools/new-user/check.sh
 if [ -x tools/e2e/run-e2e.sh ]; then
   # with the soak's short run (1.5 minutes of mixed traffic, every series flat; tools/e2e/soak.sh runs 20)
-  bash tools/e2e/run-e2e.sh -Drpma.e2e.soak.minutes=1.5
+  # --no-maven: the jar and the test classes of the install above
+  step end-to-end bash tools/e2e/run-e2e.sh --no-maven -Drpma.e2e.soak.minutes=1.5
 fi
+echo "test-all: passed in $(( $(date +%s) - began )) s"
+printf '  %s\n' "${TIMES[@]}"

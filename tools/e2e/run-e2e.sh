@@ -4,8 +4,12 @@
 # dev.rpma.sample.e2e (tag "rdma") with plain `java` inside ONE boot of the soft-RoCE VM
 # (tools/rxe-vm), or directly when this machine has an RDMA device.
 #
-#   tools/e2e/run-e2e.sh [--no-build] [--containers] [--mode vm|direct|auto] [-t SEC] [--select-class CLASS]...
-#                        [-DNAME=VALUE]...
+#   tools/e2e/run-e2e.sh [--no-build | --no-maven] [--containers] [--mode vm|direct|auto] [-t SEC]
+#                        [--select-class CLASS]... [-DNAME=VALUE]...
+#
+# --no-build uses what an earlier run built; --no-maven builds the C programs and the images but
+# takes the jar and the test classes from a Maven build just made (mvn install or package; the
+# sample-app module writes the tests' class path, target/e2e-classpath.txt, when it packages).
 #
 # -DNAME=VALUE sets a system property of the test JVM, e.g. -Drpma.e2e.rejects=200 or
 # -Drpma.e2e.soak.minutes=20 (tools/e2e/soak.sh).
@@ -28,6 +32,7 @@ set -euo pipefail
 cd "$(dirname "$(realpath "$0")")/../.."
 ROOT=$PWD
 BUILD=1
+MAVEN=1
 MODE=auto
 TIMEOUT=1500
 SELECT=()
@@ -36,12 +41,13 @@ CONTAINERS=${RPMA_E2E_CONTAINERS:-0}
 while [ $# -gt 0 ]; do
   case "$1" in
     --no-build) BUILD=0; shift;;
+    --no-maven) MAVEN=0; shift;;
     --containers) CONTAINERS=1; shift;;
     --mode) MODE=$2; shift 2;;
     -t) TIMEOUT=$2; shift 2;;
     --select-class) SELECT+=(--select-class "$2"); shift 2;;
     -D?*=*) PROPERTIES+=("$1"); shift;;
-    -h|--help) sed -n '2,25p' "$0"; exit 0;;
+    -h|--help) sed -n '2,29p' "$0"; exit 0;;
     *) echo "run-e2e: unknown argument $1" >&2; exit 2;;
   esac
 done
@@ -53,11 +59,12 @@ CLASSPATH_FILE=$ROOT/sample-app/target/e2e-classpath.txt
 
 if [ $BUILD = 1 ]; then
   if [ -f tools/install-deps.sh ]; then bash tools/install-deps.sh; fi
-  echo "run-e2e: building the sample app, its client and the test classes" >&2
-  # one reactor build: the modules resolve to each other's target/, nothing is installed into ~/.m2;
-  # the relative outputFile lands in each module's own target/
-  mvn -B -q -Dstyle.color=never package dependency:build-classpath -pl sample-app -am -DskipTests \
-    -Dmdep.outputFile=target/e2e-classpath.txt -Dmdep.includeScope=test >&2
+  if [ $MAVEN = 1 ]; then
+    echo "run-e2e: building the sample app, its client and the test classes" >&2
+    # one reactor build: the modules resolve to each other's target/, nothing is installed into ~/.m2;
+    # packaging sample-app writes the tests' class path
+    mvn -B -q -Dstyle.color=never package -pl sample-app -am -DskipTests >&2
+  fi
   # the C clients and servers that behave as librpma's examples (and the load and bad-message tools)
   bash tools/e2e/build-c-clients.sh >/dev/null
   # ---- containers (run-e2e.sh --containers): the images, saved for the VM's daemon
