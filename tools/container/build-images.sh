@@ -6,9 +6,11 @@
 #   tools/container/build-images.sh [--no-build] [--save DIR] [IMAGE...]
 #
 # IMAGE (default: all of them):
-#   sample-app   rpma/sample-app         the sample app's runnable jar on a Java runtime made with
+#   sample-app   rpma/sample-app         the sample app's jar, extracted, on a Java runtime made with
 #                                        jlink from this machine's JDK 17 (the modules the jar needs),
-#                                        librpma, libibverbs, librdmacm and the verbs providers
+#                                        with a class data sharing archive of the app's start (made by
+#                                        a training start of the image on this machine), librpma,
+#                                        libibverbs, librdmacm and the verbs providers
 #   c-clients    rpma/c-clients          the C test clients (sample-app/src/test/c), the libraries
 #                                        they load and the verbs providers
 #   prometheus   rpma/prometheus         Debian's prometheus binary and its libraries
@@ -152,7 +154,9 @@ EXTRA_MODULES=jdk.net,jdk.management.jfr,jdk.crypto.ec,jdk.security.jgss,jdk.sec
 # AWT's native libraries for windows, fonts, images and sound: a headless server never loads them
 # (java.desktop is in the runtime for java.beans), and they would bring X11, freetype and ALSA along
 JLINK_EXCLUDE='**/libawt_xawt.so,**/libjawt.so,**/libsplashscreen.so,**/libjsound.so,**/libfontmanager.so,**/libjavajpeg.so,**/liblcms.so,**/libmlib_image.so'
-JLINK_OPTIONS=(--strip-debug --no-header-files --no-man-pages --compress=2 "--exclude-files=$JLINK_EXCLUDE")
+# --generate-cds-archive: the JDK's own class data sharing archive, which the app's archive extends
+JLINK_OPTIONS=(--strip-debug --no-header-files --no-man-pages --compress=2 "--exclude-files=$JLINK_EXCLUDE"
+  --generate-cds-archive)
 
 # java_runtime EXTRACTED_JAR: the path of a Java runtime with the modules the extracted runnable jar
 # needs, made with jlink once per module list and JDK and cached
@@ -193,6 +197,8 @@ sample_app_image() {
   ( cd "$app" && "$JDK/bin/jar" xf "$jar" ) || die "cannot extract $jar"
   local jre; jre=$(java_runtime "$app")
   cp -a "$jre" "$rootfs/opt/java"
+  # the JDK's archive for heaps past 32 GB (no compressed oops), 11 MB: the app's archive extends the other
+  rm -f "$rootfs/opt/java/lib/server/classes_nocoops.jsa"
   libraries "$rootfs" "$rootfs/opt/java/bin/java" "$rootfs"/opt/java/lib/*.so "$rootfs/opt/java/lib/server/libjvm.so"
   # librpma, which the app binds by name (librpma.so.0), and through it libibverbs and librdmacm
   local librpma; librpma=$(ls /usr/lib/*/librpma.so.0 2>/dev/null | head -1)
@@ -221,13 +227,32 @@ sample_app_image() {
   printf 'root:x:0:0:root:/root:/sbin/nologin\nnobody:x:65534:65534:nobody:/nonexistent:/sbin/nologin\n' > "$rootfs/etc/passwd"
   printf 'root:x:0:\nnogroup:x:65534:\n' > "$rootfs/etc/group"
   printf 'passwd: files\ngroup: files\nhosts: files dns\n' > "$rootfs/etc/nsswitch.conf"
-  cp "$jar" "$ctx/app/sample-app.jar"
+  # the jar extracted (/app/sample-app.jar and /app/lib/): the JVM reads the libraries directly, and a
+  # class data sharing archive can name them
+  "$JDK/bin/java" -Djarmode=tools -jar "$jar" extract --destination "$ctx/app" --application-filename sample-app.jar \
+    >"$CACHE/extract.log" 2>&1 || { cat "$CACHE/extract.log" >&2; die "extracting $jar failed"; }
   cp "$HERE/sample-app/Dockerfile" "$ctx/"
+  mkdir -p "$ctx/cds"
+  $DOCKER build -q -t rpma/sample-app "$ctx" >/dev/null
+  # the archive of the classes the app's start loads (Spring Boot's CDS recipe): one training start of
+  # the image that stops once the context is refreshed, before any endpoint listens, so it needs no
+  # RDMA device; any address of this machine passes the address check. The archive is valid for the
+  # image's JVM and files (their paths, sizes and times, which the second build keeps).
+  local address
+  address=$(ip -4 -o addr show scope global 2>/dev/null | awk '{ split($4, a, "/"); print a[1]; exit }')
+  [ -n "$address" ] || die "no IPv4 address on this machine for the training start of the class data sharing archive"
+  $DOCKER run --rm --network host -v "$ctx/cds:/cds" --entrypoint /opt/java/bin/java rpma/sample-app \
+    -XX:ArchiveClassesAtExit=/cds/app.jsa -Xlog:cds=off -Xlog:cds+dynamic=off -Dspring.context.exit=onRefresh \
+    -jar /app/sample-app.jar --rpma.server.address="$address" --server.port=0 >"$CACHE/training.log" 2>&1 \
+    && [ -s "$ctx/cds/app.jsa" ] || { tail -40 "$CACHE/training.log" >&2; die "the training start for the archive failed"; }
   $DOCKER build -q -t rpma/sample-app "$ctx" >/dev/null
   rm -rf "$ctx"
-  # the JVM starts: every library it and its modules load is there
-  $DOCKER run --rm --network none --entrypoint /opt/java/bin/java rpma/sample-app -version >/dev/null 2>"$CACHE/java-version.log" \
-    || { cat "$CACHE/java-version.log" >&2; die "java -version fails in rpma/sample-app"; }
+  # the image's start as it will run, with -Xshare:on, which fails when the archive does not map: every
+  # library the JVM and its modules load is there, and the archive fits the image's JVM and files
+  $DOCKER run --rm --network host --entrypoint /opt/java/bin/java rpma/sample-app -Xshare:on \
+    -XX:SharedArchiveFile=/app/app.jsa -Dspring.context.exit=onRefresh -jar /app/sample-app.jar \
+    --rpma.server.address="$address" --server.port=0 >"$CACHE/check.log" 2>&1 \
+    || { tail -40 "$CACHE/check.log" >&2; die "rpma/sample-app does not start with its archive"; }
   report rpma/sample-app "$t"
 }
 
