@@ -4,7 +4,7 @@
  * bounded and the connection's CM events watched.
  *
  *   pingpong_client ADDR PORT SEED ROUNDS [SLEEP_US] [--timeout SEC] [--quiet] [--start-file PATH]
- *                   [--sessions N]
+ *                   [--stop-file PATH] [--sessions N]
  *
  * Registers an 8-byte RECV and an 8-byte SEND buffer, connects without private data (no
  * retry, as the example), then, as the example's `while (--rounds)`, does ROUNDS - 1 round
@@ -14,6 +14,9 @@
  * (unless --quiet), sleep SLEEP_US microseconds if given. Then it sends I_M_DONE (UINT64_MAX,
  * RPMA_F_COMPLETION_ON_ERROR), disconnects, waits for CLOSED and deletes. Against a server
  * that answers v with v+1, the last value is SEED + ROUNDS - 1.
+ *
+ * --stop-file PATH: after each round, end the session (I_M_DONE) once PATH exists, before ROUNDS - 1
+ * round trips if need be, so that a test can keep a session running until it has done its part.
  *
  * --sessions N (default 1): N such sessions one after the other on the one peer and buffers, each
  * from SEED, as a long-lived client would; the first that fails ends the run with its exit code.
@@ -162,14 +165,14 @@ static int wait_start_file(struct rpma_conn *conn, int ev_fd, uint64_t deadline,
 
 static void usage(const char *argv0)
 {
-	fprintf(stderr, "usage: %s ADDR PORT SEED ROUNDS [SLEEP_US] [--timeout SEC] [--quiet] [--start-file PATH]\n",
-		argv0);
+	fprintf(stderr, "usage: %s ADDR PORT SEED ROUNDS [SLEEP_US] [--timeout SEC] [--quiet] [--start-file PATH]"
+		" [--stop-file PATH] [--sessions N]\n", argv0);
 	exit(EXIT_USAGE);
 }
 
 /* what a session is given, and what it counts */
 struct pingpong {
-	const char *addr, *port, *start_file;
+	const char *addr, *port, *start_file, *stop_file;
 	uint64_t seed, rounds, sleep_us, timeout_s, deadline;
 	bool quiet;
 	struct rpma_mr_local *recv_mr, *send_mr;
@@ -254,6 +257,8 @@ static int pingpong_session(struct rpma_peer *peer, struct pingpong *pp)
 		pp->done++;
 		if (!pp->quiet)
 			printf("Value received: %" PRIu64 "\n", cntr);
+		if (pp->stop_file && access(pp->stop_file, F_OK) == 0)
+			break;
 		if (pp->sleep_us > 0) {
 			uint64_t left_ms = pp->deadline > now_ms() ? pp->deadline - now_ms() : 0;
 			uint64_t us = pp->sleep_us < left_ms * 1000u ? pp->sleep_us : left_ms * 1000u;
@@ -291,6 +296,8 @@ int main(int argc, char **argv)
 			pp.quiet = true;
 		} else if (!strcmp(argv[i], "--start-file") && i + 1 < argc) {
 			pp.start_file = argv[++i];
+		} else if (!strcmp(argv[i], "--stop-file") && i + 1 < argc) {
+			pp.stop_file = argv[++i];
 		} else if (!strcmp(argv[i], "--sessions") && i + 1 < argc) {
 			sessions = parse_u64(argv[i], argv[i + 1]);
 			i++;
