@@ -158,14 +158,14 @@ JLINK_EXCLUDE='**/libawt_xawt.so,**/libjawt.so,**/libsplashscreen.so,**/libjsoun
 JLINK_OPTIONS=(--strip-debug --no-header-files --no-man-pages --compress=2 "--exclude-files=$JLINK_EXCLUDE"
   --generate-cds-archive)
 
-# java_runtime EXTRACTED_JAR: the path of a Java runtime with the modules the extracted runnable jar
-# needs, made with jlink once per module list and JDK and cached
+# java_runtime APP_DIR: the path of a Java runtime with the modules the app extracted in APP_DIR
+# (sample-app.jar and lib/) needs, made with jlink once per module list and JDK and cached
 java_runtime() {
   local app=$1 modules key jre
   # the loader (org/springframework/boot/loader) needs java.base only; the application's classes
   # and its libraries name the rest (a library's multi-release classes as Java 17 sees them)
   modules=$("$JDK/bin/jdeps" --print-module-deps --ignore-missing-deps --multi-release 17 \
-    "$app/BOOT-INF/classes" "$app"/BOOT-INF/lib/*.jar 2>"$CACHE/jdeps.log" | tail -1) \
+    "$app/sample-app.jar" "$app"/lib/*.jar 2>"$CACHE/jdeps.log" | tail -1) \
     || { tail -20 "$CACHE/jdeps.log" >&2; die "jdeps failed"; }
   case "$modules" in java.base*) ;; *) tail -20 "$CACHE/jdeps.log" >&2; die "jdeps printed no modules";; esac
   modules=$modules,$EXTRA_MODULES
@@ -191,10 +191,13 @@ sample_app_image() {
   [ -n "$jar" ] || die "no runnable jar in sample-app/target: run without --no-build"
   [ -d "$JDK/jmods" ] || die "no jmods in $JDK: apt-get install openjdk-17-jdk-headless (or set RPMA_JDK to a JDK 17)"
   local ctx; ctx=$(mktemp -d)
-  local rootfs=$ctx/rootfs app=$ctx/extracted
-  mkdir -p "$rootfs/opt" "$rootfs/tmp" "$rootfs/etc" "$rootfs/root" "$ctx/app" "$app" "$ctx/native"
+  local rootfs=$ctx/rootfs app=$ctx/app
+  mkdir -p "$rootfs/opt" "$rootfs/tmp" "$rootfs/etc" "$rootfs/root" "$ctx/native" "$ctx/cds"
   chmod 1777 "$rootfs/tmp"     # JNA and Tomcat write there, whatever the user
-  ( cd "$app" && "$JDK/bin/jar" xf "$jar" ) || die "cannot extract $jar"
+  # the jar extracted (/app/sample-app.jar and /app/lib/): the JVM reads the libraries directly, and a
+  # class data sharing archive can name them
+  "$JDK/bin/java" -Djarmode=tools -jar "$jar" extract --destination "$app" --application-filename sample-app.jar \
+    >"$CACHE/extract.log" 2>&1 || { cat "$CACHE/extract.log" >&2; die "extracting $jar failed"; }
   local jre; jre=$(java_runtime "$app")
   cp -a "$jre" "$rootfs/opt/java"
   # the JDK's archive for heaps past 32 GB (no compressed oops), 11 MB: the app's archive extends the other
@@ -215,7 +218,7 @@ sample_app_image() {
   # extract to /tmp at run time: only their libraries go into the image
   local nested entries
   local native='(^|/)linux-x86-64/[^/]+\.so$|/lib[^/]*linux[^/]*x86_64\.so$'   # JNA's and Netty's names
-  for nested in $(grep -l -a -E 'linux-x86-64/|x86_64\.so' "$app"/BOOT-INF/lib/*.jar || true); do
+  for nested in $(grep -l -a -E 'linux-x86-64/|x86_64\.so' "$app"/lib/*.jar || true); do
     entries=$("$JDK/bin/jar" tf "$nested" | grep -E "$native" || true)
     [ -z "$entries" ] || ( cd "$ctx/native" && "$JDK/bin/jar" xf "$nested" $entries )
   done
@@ -227,12 +230,7 @@ sample_app_image() {
   printf 'root:x:0:0:root:/root:/sbin/nologin\nnobody:x:65534:65534:nobody:/nonexistent:/sbin/nologin\n' > "$rootfs/etc/passwd"
   printf 'root:x:0:\nnogroup:x:65534:\n' > "$rootfs/etc/group"
   printf 'passwd: files\ngroup: files\nhosts: files dns\n' > "$rootfs/etc/nsswitch.conf"
-  # the jar extracted (/app/sample-app.jar and /app/lib/): the JVM reads the libraries directly, and a
-  # class data sharing archive can name them
-  "$JDK/bin/java" -Djarmode=tools -jar "$jar" extract --destination "$ctx/app" --application-filename sample-app.jar \
-    >"$CACHE/extract.log" 2>&1 || { cat "$CACHE/extract.log" >&2; die "extracting $jar failed"; }
   cp "$HERE/sample-app/Dockerfile" "$ctx/"
-  mkdir -p "$ctx/cds"
   $DOCKER build -q -t rpma/sample-app "$ctx" >/dev/null
   # the archive of the classes the app's start loads (Spring Boot's CDS recipe): one training start of
   # the image that stops once the context is refreshed, before any endpoint listens, so it needs no

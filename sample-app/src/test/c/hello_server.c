@@ -33,7 +33,7 @@ int main(int argc, char **argv)
 {
 	const char *addr, *port;
 	long timeout_s;
-	uint64_t deadline = parse_addr_port_timeout(argc, argv, &addr, &port, &timeout_s);
+	uint64_t deadline = parse_addr_port_timeout(argc, argv, &addr, &port, &timeout_s, NULL);
 
 	init_output();
 

@@ -137,29 +137,11 @@ out_disconnect:
 	return end_connection(&conn, established, false, ev_fd, deadline, rc);
 }
 
-/* "--sessions N" taken out of argv (the rest is parse_addr_port_timeout's); N, or 1 without it */
-static long take_sessions(int *argc, char **argv)
-{
-	long sessions = 1;
-	int kept = 1;
-	for (int i = 1; i < *argc; i++) {
-		if (!strcmp(argv[i], "--sessions") && i + 1 < *argc) {
-			sessions = parse_long(argv[i], argv[i + 1], 1);
-			i++;
-		} else {
-			argv[kept++] = argv[i];
-		}
-	}
-	*argc = kept;
-	return sessions;
-}
-
 int main(int argc, char **argv)
 {
 	const char *addr, *port;
-	long timeout_s;
-	long sessions = take_sessions(&argc, argv);
-	uint64_t deadline = parse_addr_port_timeout(argc, argv, &addr, &port, &timeout_s);
+	long timeout_s, sessions;
+	uint64_t deadline = parse_addr_port_timeout(argc, argv, &addr, &port, &timeout_s, &sessions);
 
 	init_output();
 

@@ -58,7 +58,7 @@ int main(int argc, char **argv)
 {
 	const char *pos[3];
 	long timeout_s;
-	uint64_t deadline = parse_positional_timeout(argc, argv, 3, pos, "ADDR PORT TEXT", &timeout_s);
+	uint64_t deadline = parse_positional_timeout(argc, argv, 3, pos, "ADDR PORT TEXT", &timeout_s, NULL);
 	const char *addr = pos[0], *port = pos[1], *text = pos[2];
 	if (strlen(text) >= HELLO_STR_SIZE)
 		bad_value("TEXT (at most 1023 bytes)", text);

@@ -82,17 +82,23 @@ static inline size_t parse_hex(const char *what, const char *hex, unsigned char 
 	return len / 2;
 }
 
-/* the arguments "NAMES... [--timeout SEC]" (default 60 s) of the one-connection programs: exactly n
- * positional ones into pos (their names, for the usage, in names), the timeout and the deadline it
- * gives; anything else prints the usage and exits 2 */
+/* the arguments "NAMES... [--timeout SEC] [--sessions N]" (default 60 s, 1 session) of the
+ * one-connection programs: exactly n positional ones into pos (their names, for the usage, in names),
+ * the timeout and the deadline it gives, and the sessions to run one after the other (a program that
+ * has no such option passes NULL); anything else prints the usage and exits 2 */
 static inline uint64_t parse_positional_timeout(int argc, char **argv, int n, const char **pos, const char *names,
-		long *timeout)
+		long *timeout, long *sessions)
 {
 	int npos = 0;
 	long timeout_s = 60;
+	if (sessions)
+		*sessions = 1;
 	for (int i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--timeout") && i + 1 < argc) {
 			timeout_s = parse_long(argv[i], argv[i + 1], 1);
+			i++;
+		} else if (sessions && !strcmp(argv[i], "--sessions") && i + 1 < argc) {
+			*sessions = parse_long(argv[i], argv[i + 1], 1);
 			i++;
 		} else if (argv[i][0] != '-' && npos < n) {
 			pos[npos++] = argv[i];
@@ -101,19 +107,20 @@ static inline uint64_t parse_positional_timeout(int argc, char **argv, int n, co
 		}
 	}
 	if (npos != n) {
-		fprintf(stderr, "usage: %s %s [--timeout SEC]\n", argv[0], names);
+		fprintf(stderr, "usage: %s %s [--timeout SEC]%s\n", argv[0], names, sessions ? " [--sessions N]" : "");
 		exit(EXIT_USAGE);
 	}
 	*timeout = timeout_s;
 	return now_ms() + (uint64_t)timeout_s * 1000u;
 }
 
-/* the arguments "ADDR PORT [--timeout SEC]": parse_positional_timeout's for the address and the port */
+/* the arguments "ADDR PORT [--timeout SEC] [--sessions N]": parse_positional_timeout's for the address
+ * and the port */
 static inline uint64_t parse_addr_port_timeout(int argc, char **argv, const char **addr, const char **port,
-		long *timeout)
+		long *timeout, long *sessions)
 {
 	const char *pos[2];
-	uint64_t deadline = parse_positional_timeout(argc, argv, 2, pos, "ADDR PORT", timeout);
+	uint64_t deadline = parse_positional_timeout(argc, argv, 2, pos, "ADDR PORT", timeout, sessions);
 	*addr = pos[0];
 	*port = pos[1];
 	return deadline;
