@@ -162,8 +162,8 @@ JLINK_OPTIONS=(--strip-debug --no-header-files --no-man-pages --compress=2 "--ex
 # (sample-app.jar and lib/) needs, made with jlink once per module list and JDK and cached
 java_runtime() {
   local app=$1 modules key jre
-  # the loader (org/springframework/boot/loader) needs java.base only; the application's classes
-  # and its libraries name the rest (a library's multi-release classes as Java 17 sees them)
+  # the application's classes and its libraries name the modules (a library's multi-release classes
+  # as Java 17 sees them)
   modules=$("$JDK/bin/jdeps" --print-module-deps --ignore-missing-deps --multi-release 17 \
     "$app/sample-app.jar" "$app"/lib/*.jar 2>"$CACHE/jdeps.log" | tail -1) \
     || { tail -20 "$CACHE/jdeps.log" >&2; die "jdeps failed"; }
