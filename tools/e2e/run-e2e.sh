@@ -127,5 +127,12 @@ set -e
 
 echo "----- measurements ($REPORTS/measurements.txt) -----"
 cat "$REPORTS/measurements.txt" 2>/dev/null || echo "(none recorded)"
+# last, where a CI log cut to its tail still shows them: which tests failed and why, without stack frames
+if [ $rc != 0 ] && [ -f "$REPORTS/console.txt" ]; then
+  echo "----- failed tests ($REPORTS/console.txt) -----"
+  # the console launcher's summary of the failures; of the stack frames only the project's own
+  awk '/^Failures \(/ { on = 1 } /^Test run finished/ { on = 0 }
+       on && !(/^       [^ ]+(\(.*\)|\[\.\.\.\])$/ && !/^       dev\.rpma\./)' "$REPORTS/console.txt" | head -100
+fi
 echo "run-e2e: mode $MODE, exit code $rc, wall time $(( $(date +%s) - start )) s (build included); reports in $REPORTS"
 exit $rc
