@@ -158,7 +158,7 @@ class RpmaEventLoopTest {
     }
 
     @Test
-    void withoutABusyPollTheLoopLooksAtItsPollersAfterWorkUntilALookFindsNothingAndAtMostSixteenTimes()
+    void withoutABusyPollTheLoopLooksAtItsPollersAfterWorkUntilFourLooksInARowFindNothingAndAtMostSixteenTimes()
             throws InterruptedException {
         this.loop.start();
         AtomicInteger looks = new AtomicInteger();
@@ -171,21 +171,23 @@ class RpmaEventLoopTest {
             }
             return false;
         }));
-        // adding it was work: one look, which found nothing
-        await("the first look", () -> looks.get() == 1);
+        int empty = RpmaEventLoop.EMPTY_LOOKS_BEFORE_SLEEPING;
+        // adding it was work: looks that found nothing
+        await("the first looks", () -> looks.get() == empty);
         workLeft.set(3);
         this.loop.execute(() -> {
         });
-        await("three looks that found work and one that did not", () -> looks.get() == 5);
+        int afterWork = empty + 3 + empty;
+        await("three looks that found work and then the empty ones", () -> looks.get() == afterWork);
         Thread.sleep(100);
-        assertThat(looks).hasValue(5);
+        assertThat(looks).hasValue(afterWork);
         workLeft.set(Integer.MAX_VALUE);
         this.loop.execute(() -> {
         });
-        await("the looks of one round", () -> looks.get() == 5 + RpmaEventLoop.LOOKS_BEFORE_SLEEPING);
+        await("the looks of one round", () -> looks.get() == afterWork + RpmaEventLoop.LOOKS_BEFORE_SLEEPING);
         Thread.sleep(100);
         // then it sleeps: the completion channel's event, not a look, wakes it for more
-        assertThat(looks).hasValue(5 + RpmaEventLoop.LOOKS_BEFORE_SLEEPING);
+        assertThat(looks).hasValue(afterWork + RpmaEventLoop.LOOKS_BEFORE_SLEEPING);
     }
 
     @Test
@@ -232,6 +234,35 @@ class RpmaEventLoopTest {
         // the time of a wait is counted once it ended
         assertThat(this.loop.idleNanos()).isGreaterThan(TimeUnit.MILLISECONDS.toNanos(150));
         assertThat(this.loop.aliveNanos()).isGreaterThan(this.loop.idleNanos());
+    }
+
+    @Test
+    void theWorkBeforeASleepCountsAsBusyThoughMostSleepsStartUnread() throws InterruptedException {
+        this.loop.start();
+        // enough sampled sleeps for the estimate to settle: the work of the first ones is counted late
+        int tasks = 20 * RpmaEventLoop.SLEEP_START_SAMPLE;
+        long workNanos = TimeUnit.MILLISECONDS.toNanos(2);
+        for (int i = 0; i < tasks; i++) {
+            CountDownLatch done = new CountDownLatch(1);
+            this.loop.execute(() -> {
+                long until = System.nanoTime() + workNanos;
+                while (System.nanoTime() - until < 0) {
+                    Thread.onSpinWait();
+                }
+                done.countDown();
+            });
+            assertThat(done.await(10, TimeUnit.SECONDS)).isTrue();
+            Thread.sleep(2);
+        }
+        long wakeups = this.loop.wakeups();
+        this.loop.execute(() -> {
+        });
+        await("the wake-up", () -> this.loop.wakeups() > wakeups);
+        long idle = this.loop.idleNanos();
+        long busy = this.loop.aliveNanos() - idle;
+        // the work followed a wake-up's reading, and only one sleep in SLEEP_START_SAMPLE read its start
+        assertThat(busy).as("busy ns").isGreaterThan(tasks * workNanos / 2);
+        assertThat(idle).as("idle ns").isGreaterThan(tasks * TimeUnit.MILLISECONDS.toNanos(2) / 2);
     }
 
     @Test
