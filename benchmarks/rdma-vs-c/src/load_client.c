@@ -45,7 +45,7 @@
  * A REJECTED/UNREACHABLE connect is retried (up to MAX_RETRIES, with back-off).
  * Prints one machine-readable line at the end:
  *   RESULT hello addr=.. concurrency=.. cycles=.. seconds=.. rate=.. p50_ms=.. p99_ms=.. retries=.. errors=..
- *   RESULT pingpong addr=.. concurrency=.. rounds=.. seconds=.. rate=.. p50_us=.. p99_us=.. mean_us=.. min_us=.. max_us=.. retries=.. errors=.. inflight=..
+ *   RESULT pingpong addr=.. concurrency=.. rounds=.. seconds=.. rate=.. p50_us=.. p99_us=.. mean_us=.. min_us=.. max_us=.. retries=.. errors=.. inflight=.. sleeps_per_msg=..
  *   RESULT write addr=.. concurrency=.. size=.. rounds=.. seconds=.. rate=.. mib_s=.. p50_us=.. p99_us=.. retries=.. errors=.. inflight=.. flush=..
  * (pingpong: rounds = measured messages over all connections, rate = messages per second;
  *  write: rounds = measured write+flush operations, rate = operations per second, mib_s = rate x S / 2^20)
@@ -97,6 +97,7 @@ struct worker {
 	long done;                 /* completed cycles / measured rounds */
 	long retries, errors;
 	uint64_t t_first, t_last;  /* measured phase, ns */
+	long sleeps;               /* poll() calls: looks at the completion queue that found nothing */
 };
 
 static uint64_t now_ns(void)
@@ -238,6 +239,7 @@ static void watch_fds(struct rpma_conn *conn, struct rpma_cq *cq, struct pollfd 
 static int await_cq_or_event(struct worker *w, struct rpma_conn *conn, struct rpma_cq *cq, struct pollfd pfd[2])
 {
 	int ret;
+	w->sleeps++;
 	if (poll(pfd, 2, -1) < 0) {
 		if (errno == EINTR)
 			return 0;
@@ -880,11 +882,12 @@ int main(int argc, char **argv)
 			return 1;
 		}
 	}
-	long done = 0, retries = 0, errors = 0;
+	long done = 0, retries = 0, errors = 0, sleeps = 0;
 	uint64_t first = UINT64_MAX, last = 0;
 	for (long i = 0; i < concurrency; i++) {
 		pthread_join(w[i].tid, NULL);
 		done += w[i].done;
+		sleeps += w[i].sleeps;
 		retries += w[i].retries;
 		errors += w[i].errors;
 		if (w[i].done > 0) {
@@ -923,10 +926,12 @@ int main(int argc, char **argv)
 			percentile(all, n, 50) / 1e3, percentile(all, n, 99) / 1e3, retries, errors, inflight, flush_name);
 	else
 		printf("RESULT pingpong addr=%s concurrency=%ld rounds=%ld seconds=%.3f rate=%.1f p50_us=%.1f "
-			"p99_us=%.1f mean_us=%.1f min_us=%.1f max_us=%.1f retries=%ld errors=%ld inflight=%ld\n",
+			"p99_us=%.1f mean_us=%.1f min_us=%.1f max_us=%.1f retries=%ld errors=%ld inflight=%ld "
+			"sleeps_per_msg=%.3f\n",
 			addr, concurrency, done, seconds, rate, percentile(all, n, 50) / 1e3,
 			percentile(all, n, 99) / 1e3, n ? sum / (double)n / 1e3 : 0,
-			n ? all[0] / 1e3 : 0, n ? all[n - 1] / 1e3 : 0, retries, errors, inflight);
+			n ? all[0] / 1e3 : 0, n ? all[n - 1] / 1e3 : 0, retries, errors, inflight,
+			done ? (double)sleeps / (double)(done + warmup * concurrency) : 0);
 	fflush(stdout);
 	int file_error = 0;
 	if (latency_file) {

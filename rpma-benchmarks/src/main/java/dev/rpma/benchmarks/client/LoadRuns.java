@@ -24,6 +24,9 @@ import dev.rpma.client.RpmaClientConnectionState;
  */
 final class LoadRuns {
 
+    /** How long the JIT compiler threads must have been idle before a run starts. */
+    private static final long JIT_IDLE_MILLIS = 100;
+
     private LoadRuns() {
     }
 
@@ -70,6 +73,59 @@ final class LoadRuns {
             Thread.sleep(1);
         }
         return true;
+    }
+
+    /**
+     * Waits until the JIT compiler threads used no CPU for {@value #JIT_IDLE_MILLIS} ms (at most until
+     * {@code deadline}, {@link System#nanoTime()}), so that the run measures the client and not a
+     * compilation going on beside it: what runs once per run (connecting, closing, sorting and writing
+     * the latencies) gets hot only after many runs, and its compilations, a few hundred ms of a CPU
+     * each in an emulated machine, started inside the next run. The C client has no such thing. Reads
+     * the threads' CPU time from {@code /proc/self/task}; where there is none it does not wait.
+     *
+     * @return the milliseconds waited
+     */
+    static long awaitJitIdle(long deadline) throws InterruptedException {
+        long start = System.nanoTime();
+        long last = compilerTicks();
+        long quietSince = start;
+        while (last >= 0 && System.nanoTime() - quietSince < JIT_IDLE_MILLIS * 1_000_000 && System.nanoTime() < deadline) {
+            Thread.sleep(10);
+            long now = compilerTicks();
+            if (now != last) {
+                last = now;
+                quietSince = System.nanoTime();
+            }
+        }
+        return (System.nanoTime() - start) / 1_000_000;
+    }
+
+    /** CPU clock ticks of this JVM's compiler threads (user and system); -1 where they cannot be read. */
+    private static long compilerTicks() {
+        Path tasks = Path.of("/proc/self/task");
+        long ticks = 0;
+        try (var threads = Files.list(tasks)) {
+            for (Path thread : (Iterable<Path>) threads::iterator) {
+                try {
+                    String name = Files.readString(thread.resolve("comm")).trim();
+                    if (!name.startsWith("C1 CompilerThre") && !name.startsWith("C2 CompilerThre")) {
+                        continue;
+                    }
+                    String stat = Files.readString(thread.resolve("stat"));
+                    // the fields after the name, which may hold spaces, in parentheses: utime is the 14th
+                    // of the line, the 12th after it; stime the 13th
+                    String[] fields = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
+                    ticks += Long.parseLong(fields[11]) + Long.parseLong(fields[12]);
+                }
+                catch (IOException | RuntimeException ex) {
+                    // a thread that ended meanwhile
+                }
+            }
+        }
+        catch (IOException ex) {
+            return -1;
+        }
+        return ticks;
     }
 
     /**

@@ -19,6 +19,7 @@ import dev.rpma.benchmarks.client.LoadRuns.Result;
 import dev.rpma.binding.Rpma;
 import dev.rpma.client.RpmaClient;
 import dev.rpma.server.RpmaWireMode;
+import dev.rpma.server.loop.RpmaEventLoop;
 
 /**
  * {@code load_client pingpong} of benchmarks/rdma-vs-c on {@link RpmaClient}: the same arguments and
@@ -87,6 +88,7 @@ public final class PingPongLoadClient {
                         + client.connectionStates());
                 return run.result(client.reconnects());
             }
+            run.jitWaitMillis = LoadRuns.awaitJitIdle(deadline);
             run.start(client);
             if (!run.await(deadline)) {
                 run.fail("not every message was answered within " + options.timeoutSeconds() + " s");
@@ -168,6 +170,9 @@ public final class PingPongLoadClient {
 
         private Chain[] chains = new Chain[0];
 
+        /** How long the run waited for the JIT compiler threads to be idle before it started. */
+        long jitWaitMillis;
+
         /** When the first measured message was sent; written by the chain that sends it, read after {@link #idle}. */
         private volatile long firstMeasuredSend;
 
@@ -227,9 +232,13 @@ public final class PingPongLoadClient {
         Result result(long retries) {
             long lastReply = 0;
             int n = 0;
+            long firstWakeups = Long.MAX_VALUE;
+            long lastWakeups = 0;
             for (Chain chain : this.chains) {
                 lastReply = Math.max(lastReply, chain.lastMeasuredReply);
                 n += chain.measured;
+                firstWakeups = Math.min(firstWakeups, chain.wakeupsAtFirstReply);
+                lastWakeups = Math.max(lastWakeups, chain.wakeupsAtLastReply);
             }
             long expected = this.messages - this.unmeasured;
             // a failed run leaves gaps: only a complete one has its latencies in every place
@@ -243,11 +252,12 @@ public final class PingPongLoadClient {
             boolean written = LoadRuns.writeLatencies(this.options.latencyFile(), sorted, "PingPongLoadClient");
             String line = String.format(Locale.ROOT, "RESULT pingpong addr=%s concurrency=%d rounds=%d seconds=%.3f"
                     + " rate=%.1f p50_us=%.1f p99_us=%.1f mean_us=%.1f min_us=%.1f max_us=%.1f retries=%d errors=%d"
-                    + " inflight=%d", this.options.address(), this.options.concurrency(), n, seconds,
+                    + " inflight=%d loop_wakeups_per_msg=%.3f jit_wait_ms=%d", this.options.address(), this.options.concurrency(), n, seconds,
                     (seconds > 0) ? n / seconds : 0, LoadRuns.percentile(sorted, 50) / 1e3, LoadRuns.percentile(sorted, 99) / 1e3,
                     (sorted.length > 0) ? sum / sorted.length / 1e3 : 0, (sorted.length > 0) ? sorted[0] / 1e3 : 0,
                     (sorted.length > 0) ? sorted[sorted.length - 1] / 1e3 : 0, retries, this.errors.get(),
-                    this.options.inflight());
+                    this.options.inflight(), (n > 1) ? (double) (lastWakeups - firstWakeups) / (n - 1) : 0,
+                    this.jitWaitMillis);
             return new Result(line, this.errors.get() == 0 && n == expected && written);
         }
     }
@@ -272,6 +282,14 @@ public final class PingPongLoadClient {
         private long sentAt;
 
         long lastMeasuredReply;
+
+        /**
+         * The event loop's returns from its wait at this chain's first and last measured reply (with
+         * the client's one loop, as the comparison runs it, the run's are the least and the most).
+         */
+        long wakeupsAtFirstReply = Long.MAX_VALUE;
+
+        long wakeupsAtLastReply;
 
         int measured;
 
@@ -318,6 +336,11 @@ public final class PingPongLoadClient {
                 this.run.answered(this.number, now - this.sentAt);
                 this.lastMeasuredReply = now;
                 this.measured++;
+                RpmaEventLoop loop = RpmaEventLoop.current();
+                if (loop != null) {
+                    this.wakeupsAtLastReply = loop.wakeups();
+                    this.wakeupsAtFirstReply = Math.min(this.wakeupsAtFirstReply, this.wakeupsAtLastReply);
+                }
             }
             this.value++;
             sendNext();
