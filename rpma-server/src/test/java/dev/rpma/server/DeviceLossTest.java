@@ -121,8 +121,11 @@ class DeviceLossTest {
         this.harness.moreEndpoints.add(new RpmaEndpointSettings("elsewhere", OTHER_ADDRESS, ServerHarness.PORT,
                 this.harness.acceptor, this.harness.messages, this.harness.limits, null));
         this.harness.startRaw((message, session) -> session.newMessage().putLong(message.getLong(0) + 1).flip());
-        // the loop's pollers: the two endpoints' queues (and then a session of the lost device)
-        int pollers = this.harness.server.eventLoops().get(0).busyPollers();
+        // the loop's pollers: the two endpoints' queues, which their loop takes on after the start (and
+        // then a session of the lost device)
+        int pollers = 2;
+        this.harness.await("both endpoints' queues polled",
+                () -> this.harness.server.eventLoops().get(0).busyPollers() == pollers);
         this.harness.connectOne();
 
         this.harness.fake.removeDevice(ServerHarness.ADDRESS);

@@ -94,11 +94,14 @@ public final class RpmaEventLoop implements Executor {
 
     private static final VarHandle WAKEUPS;
 
+    private static final VarHandle POLLER_COUNT;
+
     static {
         try {
             MethodHandles.Lookup lookup = MethodHandles.lookup();
             IDLE_NANOS = lookup.findVarHandle(RpmaEventLoop.class, "idleNanos", long.class);
             WAKEUPS = lookup.findVarHandle(RpmaEventLoop.class, "wakeups", long.class);
+            POLLER_COUNT = lookup.findVarHandle(RpmaEventLoop.class, "pollerCount", int.class);
         }
         catch (ReflectiveOperationException ex) {
             throw new ExceptionInInitializerError(ex);
@@ -333,9 +336,12 @@ public final class RpmaEventLoop implements Executor {
         this.pollers[this.pollerCount++] = poller;
     }
 
-    /** How many pollers the busy poll has; for tests, which read it racily. */
+    /**
+     * How many pollers the busy poll has; for tests, from any thread: an opaque read, so that a test
+     * that waits for a change sees it (a plain read could be hoisted out of its waiting loop).
+     */
     public int busyPollers() {
-        return this.pollerCount;
+        return (int) POLLER_COUNT.getOpaque(this);
     }
 
     /** Removes a poller from the busy poll. Loop thread only. */
