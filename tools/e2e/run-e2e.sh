@@ -132,7 +132,7 @@ if [ $rc != 0 ] && [ -f "$REPORTS/console.txt" ]; then
   echo "----- failed tests ($REPORTS/console.txt) -----"
   # the console launcher's summary of the failures; of the stack frames only the project's own
   awk '/^Failures \(/ { on = 1 } /^Test run finished/ { on = 0 }
-       on && !(/^       [^ ]+(\(.*\)|\[\.\.\.\])$/ && !/^       dev\.rpma\./)' "$REPORTS/console.txt" | head -100
+       on && !(/^       [^ ]+\(.*\)$/ && !/^       dev\.rpma\./)' "$REPORTS/console.txt" | head -100
 fi
 echo "run-e2e: mode $MODE, exit code $rc, wall time $(( $(date +%s) - start )) s (build included); reports in $REPORTS"
 exit $rc

@@ -252,7 +252,8 @@ public final class PingPongLoadClient {
             boolean written = LoadRuns.writeLatencies(this.options.latencyFile(), sorted, "PingPongLoadClient");
             String line = String.format(Locale.ROOT, "RESULT pingpong addr=%s concurrency=%d rounds=%d seconds=%.3f"
                     + " rate=%.1f p50_us=%.1f p99_us=%.1f mean_us=%.1f min_us=%.1f max_us=%.1f retries=%d errors=%d"
-                    + " inflight=%d loop_wakeups_per_msg=%.3f jit_wait_ms=%d", this.options.address(), this.options.concurrency(), n, seconds,
+                    + " inflight=%d loop_wakeups_per_msg=%.3f jit_wait_ms=%d", this.options.address(),
+                    this.options.concurrency(), n, seconds,
                     (seconds > 0) ? n / seconds : 0, LoadRuns.percentile(sorted, 50) / 1e3, LoadRuns.percentile(sorted, 99) / 1e3,
                     (sorted.length > 0) ? sum / sorted.length / 1e3 : 0, (sorted.length > 0) ? sorted[0] / 1e3 : 0,
                     (sorted.length > 0) ? sorted[sorted.length - 1] / 1e3 : 0, retries, this.errors.get(),

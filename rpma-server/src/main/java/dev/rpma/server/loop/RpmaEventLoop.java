@@ -499,9 +499,8 @@ public final class RpmaEventLoop implements Executor {
      * worked (a reply that came during a send's system call) is taken without a wait, an event read
      * and a re-arm first. The event that work raised is still pending then; the next wait returns at
      * once for it. A few looks, not one: the reply often comes just after a send's own completion,
-     * and a look costs no system call (under soft-RoCE in an emulated machine, four instead of one
-     * made the client's loop sleep before 0.15 of its replies instead of 0.17, and its median round
-     * trip 1.12 of C's instead of 1.16, with the same CPU time per message).
+     * and a look costs no system call (what four instead of one bought a client under soft-RoCE:
+     * docs/performance.md, "Where the client's time goes").
      */
     private void lookBeforeSleeping() {
         int empty = 0;
