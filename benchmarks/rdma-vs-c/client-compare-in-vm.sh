@@ -40,6 +40,10 @@
 #                             which looks at its queues until empty and sleeps, as load_client
 #                             polls and then sleeps in poll())
 #   ONLY [all]                a regular expression of the tests to run ("pingpong 1", "rate 1", "rate 16")
+#   CLIENT_JAR_B []           an A/B comparison of two builds of the Java client in the same VM boot:
+#                             a second JVM on this jar runs every test too (client=javab), warmed up
+#                             and settled as the first; each round runs the three clients back to
+#                             back, in an order that turns from round to round (compare.sh client-ab)
 #   RESULTS_FILE [$BIN/client-compare-results.txt]  in the VM, in a directory shared with -w
 set -uo pipefail
 HERE=$(dirname "$(realpath "$0")")
@@ -89,6 +93,16 @@ start() {
   to_java=${JAVA_CLIENT[1]}
   from_java=${JAVA_CLIENT[0]}
   echo "INFO java_pid=$java_pid java_cmd=$(tr '\0' ' ' < "/proc/$java_pid/cmdline" | cut -c1-300)"
+  [ -n "${CLIENT_JAR_B:-}" ] || return 0
+  [ -s "$CLIENT_JAR_B" ] || { fail "no $CLIENT_JAR_B"; return 1; }
+  # bash keeps one coprocess: the second JVM talks through two named pipes
+  mkfifo "$LOG/b.in" "$LOG/b.out"
+  # shellcheck disable=SC2086
+  java $JAVA_CLIENT_OPTS -cp "$CLIENT_JAR_B" dev.rpma.benchmarks.client.PingPongLoadClient --commands \
+    < "$LOG/b.in" > "$LOG/b.out" 2> "$LOG/javab-client.err" &
+  javab_pid=$!
+  exec {to_javab}> "$LOG/b.in" {from_javab}< "$LOG/b.out"
+  echo "INFO javab_pid=$javab_pid javab_jar=$CLIENT_JAR_B"
 }
 
 # run CLIENT(c|java) PROTO(pingpong|rate) CONNECTIONS REP
@@ -102,8 +116,14 @@ run() {
   args+=(--warmup "$PINGPONG_WARMUP" --concurrency "$conc" --timeout 300)
   [ "$rep" = warmup ] || args+=(--latency-file "$LOG/lat-$client-$proto-$conc")
   # shellcheck disable=SC2086  # JAVA_CLIENT_ARGS is a word list
-  [ "$client" = java ] && args+=($JAVA_CLIENT_ARGS)
-  measured_run "$client" pingpong "$PORT" "$proto" "$rep" "${args[@]}"
+  [ "$client" != c ] && args+=($JAVA_CLIENT_ARGS)
+  if [ "$client" = javab ]; then
+    # measured_run talks to the JVM of to_java, from_java and java_pid
+    to_java=$to_javab from_java=$from_javab java_pid=$javab_pid \
+      measured_run "$client" pingpong "$PORT" "$proto" "$rep" "${args[@]}"
+  else
+    measured_run "$client" pingpong "$PORT" "$proto" "$rep" "${args[@]}"
+  fi
 }
 
 stop() {
@@ -112,6 +132,11 @@ stop() {
   if [ -n "${java_pid:-}" ]; then
     wait "$java_pid"; rc=$?
     [ "$rc" = 0 ] || fail "the Java client exited $rc"
+  fi
+  if [ -n "${javab_pid:-}" ]; then
+    eval "exec $to_javab>&- $from_javab<&-"
+    wait "$javab_pid"; rc=$?
+    [ "$rc" = 0 ] || fail "the second Java client exited $rc"
   fi
   if [ -n "${server_pid:-}" ]; then
     kill -TERM "$server_pid" 2>/dev/null
@@ -133,8 +158,8 @@ main() {
   echo "INFO rr_messages=$RR_MESSAGES rate1_inflight=$RATE1_INFLIGHT rate1_messages=$RATE1_MESSAGES rate_clients=$RATE_CLIENTS rate_inflight=$RATE_INFLIGHT rate_messages=$RATE_MESSAGES c_window=$C_WINDOW c_busy_poll_us=$C_BUSY_POLL_US pingpong_warmup=$PINGPONG_WARMUP warmup_messages=$WARMUP_MESSAGES java_client_args=${JAVA_CLIENT_ARGS// /_}"
   if ! start; then stop; echo "== failures: $failures"; return 1; fi
 
-  local t0=$SECONDS client test rep order
-  for client in c java; do   # the same warm-up for both (JIT for the JVM, caches for both)
+  local t0=$SECONDS client test rep order clients="c java${CLIENT_JAR_B:+ javab}"
+  for client in $clients; do   # the same warm-up for all (JIT for the JVM, caches for both)
     RR_MESSAGES=$WARMUP_MESSAGES run "$client" pingpong 1 warmup
     for test in "${TESTS[@]}"; do
       # shellcheck disable=SC2086
@@ -142,10 +167,14 @@ main() {
     done
   done
   settle_jit "$java_pid"
+  [ -n "${CLIENT_JAR_B:-}" ] && settle_jit "$javab_pid" javab
   echo "INFO warmup_seconds=$((SECONDS - t0)) java_client_rss_kb=$(awk '$1 == "VmRSS:" {print $2}' "/proc/$java_pid/status")"
 
   for rep in $(seq "$ROUNDS"); do
-    if [ $((rep % 2)) = 1 ]; then order="c java"; else order="java c"; fi
+    if [ -n "${CLIENT_JAR_B:-}" ]; then
+      # each client first, in the middle and last in turn; A right before B as often as after it
+      case $((rep % 4)) in 1) order="c java javab";; 2) order="javab java c";; 3) order="c javab java";; 0) order="java javab c";; esac
+    elif [ $((rep % 2)) = 1 ]; then order="c java"; else order="java c"; fi
     for test in "${TESTS[@]}"; do
       for client in $order; do
         # shellcheck disable=SC2086

@@ -11,6 +11,8 @@
 # figures (rates summed over all rounds; percentiles over every message of every round). A target is
 # met when the median of the per-round ratios meets it, over at least 5 rounds.
 #
+# With CLIENT_JAR_B results (client=javab), a second table compares that build with the first, round
+# by round; it informs, the targets are the first build's.
 # Targets: request/reply (1 connection, 1 in flight) p50 <= 1.10 of the C client's; message rate with
 # 16 in flight >= 0.9 of the C client's, both with 1 connection x 16 and with 16 connections x 8. The
 # p99 and the CPU rows inform.
@@ -29,6 +31,8 @@ awk -v side=client -f "$HERE/lib-ratios.awk" -f /dev/stdin "$FILE" <<'EOF'
   args = kv($0, "java_client_args"); gsub(/_/, " ", args)
 }
 /^RESULT / && kv($0, "rep") != "warmup" { servercpu[kv($0, "client"), $2 "/" kv($0, "concurrency")] += kv($0, "server_cpu_ms") }
+/^RESULT / && kv($0, "client") == "javab" { hasb = 1 }
+/^INFO / && kv($0, "javab_jar") != "" { jarb = kv($0, "javab_jar") }
 END {
   rate1 = "1 connection x " k1 " in flight"; ratec = kc " connections x " ki " in flight"
   print "| metric | C client | Java client | Java / C: median of rounds (spread) | pooled | target | met |"
@@ -57,6 +61,21 @@ END {
         (cpuops[w, t] > 0) ? fmt(servercpu[w, t] * 1000 / cpuops[w, t]) : "n/a")
     }
     print line " |"
+  }
+  if (hasb) {
+    # CLIENT_JAR_B: the second build (B) against the first (A), round by round; the rows inform
+    printf "\nA/B: the Java client built as %s (B) against the one above (A) and against C, in the same rounds.\n\n", jarb
+    print "| metric | A or C | B | B / A or B / C: median of rounds (spread) | pooled | target | met |"
+    print "|---|---|---|---|---|---|---|"
+    subject = "javab"
+    row("request/reply p50, 1 x 1, B / A", "pingpong/1", "p50", "us", 0, 0, "java")
+    row("request/reply p50, 1 x 1, B / C", "pingpong/1", "p50", "us", 0, 0, "c")
+    row("message rate, " rate1 ", B / A", "rate/1", "rate", "/s", 0, 1, "java")
+    row("message rate, " rate1 ", B / C", "rate/1", "rate", "/s", 0, 1, "c")
+    row("message rate, " ratec ", B / A", "rate/" kc, "rate", "/s", 0, 1, "java")
+    row("client CPU per message, 1 x 1, B / A", "pingpong/1", "cpu", "us", 0, 0, "java")
+    row("client CPU per message, " rate1 ", B / A", "rate/1", "cpu", "us", 0, 0, "java")
+    subject = "java"
   }
   printf "\n%d rounds; %s; the C server busy-polls (baseline_server --busy-poll-us), the Java client runs with %s.\n",
     reps, header, (args == "") ? "its defaults" : args

@@ -39,19 +39,19 @@ jit_ms() {
   thread_ticks "$1" | awk -v hz="$(getconf CLK_TCK)" '$3 ~ /^C[12]_CompilerThre/ { t += $2 } END { print int(t * 1000 / hz) }'
 }
 
-# settle_jit PID: unmeasured rounds of every test in the caller's TESTS with the caller's `run java
-# TEST... warmup`, until the JVM's compiler threads use less than JIT_QUIET_MS in one (at most
-# JIT_SETTLE_ROUNDS); one "INFO jit_settle" line per round
+# settle_jit PID [WHO, default java]: unmeasured rounds of every test in the caller's TESTS with the
+# caller's `run WHO TEST... warmup`, until the JVM's compiler threads use less than JIT_QUIET_MS in one
+# (at most JIT_SETTLE_ROUNDS); one "INFO jit_settle" line per round
 settle_jit() {
-  local settle jit0 jit1 test
+  local settle jit0 jit1 test who=${2:-java}
   for settle in $(seq "$JIT_SETTLE_ROUNDS"); do
     jit0=$(jit_ms "$1")
     for test in "${TESTS[@]}"; do
       # shellcheck disable=SC2086
-      run java $test warmup
+      run "$who" $test warmup
     done
     jit1=$(jit_ms "$1")
-    echo "INFO jit_settle round=$settle compiler_ms=$((jit1 - jit0))"
+    echo "INFO jit_settle who=$who round=$settle compiler_ms=$((jit1 - jit0))"
     [ $((jit1 - jit0)) -lt "$JIT_QUIET_MS" ] && break
   done
   return 0
