@@ -9,9 +9,10 @@ import org.jspecify.annotations.Nullable;
  * One request, message or exchange of an {@link RpmaClient}, from the call to its future's
  * completion. Handed from the calling thread to a connection's loop through the loop's task queue
  * (which publishes it); from then on read and written only on the loop of the connection that holds
- * it, and moved to another connection only by that loop.
+ * it, and moved to another connection only by that loop. It is itself the task that hands it over
+ * ({@link #run}), so that a request costs no task object besides.
  */
-final class PendingRequest {
+final class PendingRequest implements Runnable {
 
     enum Kind {
         /** Framed REQUEST: a REPLY or ERROR answers it. */
@@ -75,6 +76,15 @@ final class PendingRequest {
         this.startNanos = startNanos;
         this.deadlineNanos = this.startNanos + timeout.toNanos();
         this.observed = observed;
+    }
+
+    /** On the loop of the connection it was given to ({@link #owner}): submits it there. */
+    @Override
+    public void run() {
+        ClientConnection connection = this.owner;
+        if (connection != null) {
+            connection.submit(this);
+        }
     }
 
     /** What it is, for messages. */

@@ -59,6 +59,9 @@ public final class RpmaClient implements AutoCloseable {
 
     private static final Logger logger = LoggerFactory.getLogger(RpmaClient.class);
 
+    /** The route of a raw request: none (never written to, so one serves them all). */
+    private static final byte[] NO_ROUTE = new byte[0];
+
     private final Rpma rpma;
 
     /**
@@ -431,7 +434,7 @@ public final class RpmaClient implements AutoCloseable {
         target.load.incrementAndGet();
         request.owner = target;
         ClientConnection chosen = target;
-        if (!chosen.loop.tryExecute(() -> chosen.submit(request))) {
+        if (!chosen.loop.tryExecute(request)) {
             chosen.finish(request, RpmaClientObserver.Outcome.CLOSED, null, new RpmaClientClosedException(server()));
         }
     }
@@ -453,7 +456,7 @@ public final class RpmaClient implements AutoCloseable {
         target.load.incrementAndGet();
         request.owner = target;
         ClientConnection chosen = target;
-        if (!chosen.loop.tryExecute(() -> chosen.submit(request))) {
+        if (!chosen.loop.tryExecute(request)) {
             chosen.load.decrementAndGet();
             RpmaClientClosedException closed = new RpmaClientClosedException(server());
             completed(request, RpmaClientObserver.Outcome.CLOSED, closed);
@@ -465,7 +468,8 @@ public final class RpmaClient implements AutoCloseable {
     /** The connection in {@code state} with the fewest in flight, the next in turn among equals, other than {@code not}. */
     private @Nullable ClientConnection choose(@Nullable ClientConnection not, RpmaClientConnectionState state) {
         int size = this.connections.length;
-        int start = Math.floorMod(this.rotation.getAndIncrement(), size);
+        // one connection needs no turn: no atomic operation per request for it
+        int start = (size == 1) ? 0 : Math.floorMod(this.rotation.getAndIncrement(), size);
         ClientConnection best = null;
         for (int i = 0; i < size; i++) {
             ClientConnection candidate = this.connections[(start + i) % size];
@@ -518,7 +522,7 @@ public final class RpmaClient implements AutoCloseable {
             throw new IllegalArgumentException("An empty message cannot be sent in raw mode: the server would see a"
                     + " receive of 0 bytes");
         }
-        return new PendingRequest(kind, new byte[0], "", payload.clone(), false, this.settings.requestTimeout(), madeAt(),
+        return new PendingRequest(kind, NO_ROUTE, "", payload.clone(), false, this.settings.requestTimeout(), madeAt(),
                 this.requestObserver.start(name(), server(), ""));
     }
 

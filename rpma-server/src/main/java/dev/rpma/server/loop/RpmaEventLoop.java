@@ -62,7 +62,7 @@ import dev.rpma.binding.io.Epoll;
  * the work of one round.
  *
  * <p>Allocation-free per wake-up and per spin; a task handed over from another thread costs a queue
- * node.
+ * node, one the loop hands to itself does not.
  *
  * <p>Longer than most types: fds, tasks, timers and the busy poll share one round of the loop, and
  * the hot path (wait, dispatch, spin) stays in one class so that no call or indirection sits between
@@ -163,6 +163,9 @@ public final class RpmaEventLoop implements Executor {
 
     private int pollerCount;
 
+    /** Tasks the loop handed to itself while no other thread's waited ({@link #executeInLoop}); run first. */
+    private final ArrayDeque<Runnable> ownTasks = new ArrayDeque<>();
+
     private final ArrayDeque<Runnable> soon = new ArrayDeque<>();
 
     private final PriorityQueue<Timer> timers = new PriorityQueue<>();
@@ -233,8 +236,12 @@ public final class RpmaEventLoop implements Executor {
      */
     @Override
     public void execute(Runnable task) {
+        if (Thread.currentThread() == this.thread) {
+            executeInLoop(task);
+            return;
+        }
         State current = this.state;
-        if (current == State.STOPPED || current == State.STOPPING && !inLoop()) {
+        if (current == State.STOPPED || current == State.STOPPING) {
             throw new RejectedExecutionException("Event loop '" + this.name + "' has stopped");
         }
         this.tasks.add(task);
@@ -242,8 +249,23 @@ public final class RpmaEventLoop implements Executor {
             // the loop ended between the check and the add: the task would never be run
             throw new RejectedExecutionException("Event loop '" + this.name + "' has stopped");
         }
-        if (!inLoop()) {
-            wakeup();
+        wakeup();
+    }
+
+    /**
+     * A task the loop hands to itself (a request made in a reply's callback) goes to a queue of the
+     * loop's own, without the shared queue's node and atomic operations, unless tasks of other
+     * threads wait: behind them, so that the tasks still run in the order they were handed over.
+     */
+    private void executeInLoop(Runnable task) {
+        if (this.state == State.STOPPED) {
+            throw new RejectedExecutionException("Event loop '" + this.name + "' has stopped");
+        }
+        if (this.tasks.isEmpty()) {
+            this.ownTasks.add(task);
+        }
+        else {
+            this.tasks.add(task);
         }
     }
 
@@ -461,7 +483,7 @@ public final class RpmaEventLoop implements Executor {
 
     private void round() {
         int ready;
-        if (this.tasks.isEmpty() && this.soon.isEmpty()) {
+        if (this.ownTasks.isEmpty() && this.tasks.isEmpty() && this.soon.isEmpty()) {
             // the sleep's start serves the wait's timeout and the idle time
             long before = sleepStart();
             ready = this.epoll.await(waitTimeout(before));
@@ -564,7 +586,7 @@ public final class RpmaEventLoop implements Executor {
     private boolean runTasks() {
         boolean ran = false;
         Runnable task;
-        while ((task = this.tasks.poll()) != null) {
+        while ((task = this.ownTasks.poll()) != null || (task = this.tasks.poll()) != null) {
             ran = true;
             runSafely(task);
         }
@@ -602,7 +624,7 @@ public final class RpmaEventLoop implements Executor {
         int workingSpins = 0;
         while (this.state == State.RUNNING) {
             boolean found = pollAll();
-            if (!this.tasks.isEmpty() || !this.soon.isEmpty() || this.pollerCount == 0) {
+            if (!this.ownTasks.isEmpty() || !this.tasks.isEmpty() || !this.soon.isEmpty() || this.pollerCount == 0) {
                 return;
             }
             if (found) {

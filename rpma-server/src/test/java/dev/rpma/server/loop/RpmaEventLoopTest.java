@@ -65,6 +65,32 @@ class RpmaEventLoopTest {
     }
 
     @Test
+    void tasksTheLoopHandsItselfRunInOrderAndBehindTasksOfOtherThreadsHandedOverBeforeThem() throws Exception {
+        this.loop.start();
+        List<String> ran = new CopyOnWriteArrayList<>();
+        CountDownLatch otherHandedOver = new CountDownLatch(1);
+        this.loop.execute(() -> {
+            this.loop.execute(() -> ran.add("own 1"));
+            this.loop.execute(() -> ran.add("own 2"));
+            // another thread's task, handed over while the loop runs this one: the loop's next must wait behind it
+            Thread other = new Thread(() -> {
+                this.loop.execute(() -> ran.add("other"));
+                otherHandedOver.countDown();
+            });
+            other.start();
+            try {
+                assertThat(otherHandedOver.await(10, TimeUnit.SECONDS)).isTrue();
+            }
+            catch (InterruptedException ex) {
+                Thread.currentThread().interrupt();
+            }
+            this.loop.execute(() -> ran.add("own 3"));
+        });
+        await("every task", () -> ran.size() == 4);
+        assertThat(ran).containsExactly("own 1", "own 2", "other", "own 3");
+    }
+
+    @Test
     void aRegisteredFdCallsItsHandlerWhileReadableAndNotOnceUnregistered() throws Exception {
         this.loop.start();
         AtomicInteger calls = new AtomicInteger();
