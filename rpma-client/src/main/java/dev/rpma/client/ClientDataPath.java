@@ -29,7 +29,7 @@ import dev.rpma.server.loop.RpmaEventLoop;
  *
  * <p>A receive's work request id is its slot; a send's its slot with {@link #SEND} set; a one-sided
  * operation's its index with {@link #ONE_SIDED} set: the opcode of a failed completion is undefined.
- * A reply's payload is copied out of its receive before the receive is posted again.
+ * A reply's payload is copied out of its receive and delivered before the receive is posted again.
  */
 final class ClientDataPath implements RpmaEventLoop.BusyPoller, RpmaEventLoop.IoHandler {
 
@@ -385,9 +385,6 @@ final class ClientDataPath implements RpmaEventLoop.BusyPoller, RpmaEventLoop.Io
         if (this.framing == null) {
             byte[] message = new byte[length];
             frame.get(0, message);
-            if (!repost(slot)) {
-                return;
-            }
             PendingRequest exchange = this.exchanges.poll();
             if (exchange != null) {
                 this.owner.succeed(exchange, message);
@@ -395,6 +392,7 @@ final class ClientDataPath implements RpmaEventLoop.BusyPoller, RpmaEventLoop.Io
             else {
                 this.owner.unsolicited(message);
             }
+            repostAfterDelivery(slot);
             return;
         }
         int type;
@@ -410,9 +408,8 @@ final class ClientDataPath implements RpmaEventLoop.BusyPoller, RpmaEventLoop.Io
             case RpmaFraming.REPLY, RpmaFraming.ERROR -> answered(slot, frame, type == RpmaFraming.ERROR);
             case RpmaFraming.MESSAGE -> {
                 byte[] message = payload(frame);
-                if (repost(slot)) {
-                    this.owner.unsolicited(message);
-                }
+                this.owner.unsolicited(message);
+                repostAfterDelivery(slot);
             }
             default -> this.owner.dataPathFailed("the server sent a frame of type " + type
                     + ", which a server does not send", null);
@@ -422,20 +419,26 @@ final class ClientDataPath implements RpmaEventLoop.BusyPoller, RpmaEventLoop.Io
     private void answered(int slot, ByteBuffer frame, boolean error) {
         int id = RpmaFraming.requestId(frame);
         PendingRequest request = this.inFlight.remove(id);
-        byte[] payload = (request != null) ? payload(frame) : null;
-        if (!repost(slot)) {
-            return;
-        }
         if (request == null) {
             this.owner.lateReply();
-            return;
         }
-        if (error) {
-            String text = RpmaEscaping.escape(payload, 200);
-            this.owner.remoteError(request, text);
+        else if (error) {
+            this.owner.remoteError(request, RpmaEscaping.escape(payload(frame), 200));
         }
         else {
-            this.owner.succeed(request, payload);
+            this.owner.succeed(request, payload(frame));
+        }
+        repostAfterDelivery(slot);
+    }
+
+    /**
+     * Posts a receive again once its message was copied out and delivered: the repost, a native call,
+     * is not on the way from a reply to its future's callbacks. What those callbacks send is posted
+     * after this, from the loop's tasks, so the receive is back before any answer to it can come.
+     */
+    private void repostAfterDelivery(int slot) {
+        if (!this.stopped) {
+            repost(slot);
         }
     }
 

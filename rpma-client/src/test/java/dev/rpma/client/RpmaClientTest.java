@@ -264,6 +264,34 @@ class RpmaClientTest {
     }
 
     @Test
+    void aReplyIsDeliveredBeforeItsReceiveIsPostedAgainAndWhatItsCallbackSendsFollowsTheRepost() throws Exception {
+        this.client = builder().mode(RpmaWireMode.RAW).build();
+        await("the connection", () -> this.client.connectionStates().get(RpmaClientConnectionState.ESTABLISHED) == 1);
+        FakeConnection connection = this.fake.lastConnection();
+        CompletableFuture<Long> receivesAtCallback = new CompletableFuture<>();
+        CompletableFuture<byte[]> next = new CompletableFuture<>();
+        this.client.exchange(new byte[] { 1 }).whenComplete((reply, failure) -> {
+            receivesAtCallback.complete(receives(connection));
+            this.client.exchange(new byte[] { 3 }).whenComplete((r, f) -> next.complete(r));
+        });
+        await("the first message", () -> connection.sent().size() == 1);
+        long before = receives(connection);
+        connection.deliver(new byte[] { 2 });
+        assertThat(receivesAtCallback.get(10, TimeUnit.SECONDS)).as("no repost before the reply's callback ran")
+            .isEqualTo(before);
+        await("the second message", () -> connection.sent().size() == 2);
+        List<String> order = connection.posted().stream().map(PostedOperation::function).toList();
+        assertThat(order.subList(order.size() - 2, order.size())).as("the receive back before the callback's send")
+            .containsExactly("rpma_recv", "rpma_send");
+        connection.deliver(new byte[] { 4 });
+        assertThat(next.get(10, TimeUnit.SECONDS)).containsExactly(4);
+    }
+
+    private static long receives(FakeConnection connection) {
+        return connection.posted().stream().filter((op) -> op.function().equals("rpma_recv")).count();
+    }
+
+    @Test
     void oneSidedOperationsUseTheRegionOfTheAcceptsCommonDataAndCompleteOnTheirCompletions() throws Exception {
         this.fake.establishOnConnect(false);
         RpmaPeer serverPeer = Rpma.using(this.fake).openPeer("198.18.0.1", PeerRole.SERVER);
