@@ -34,8 +34,9 @@ import dev.rpma.binding.io.Epoll;
  * {@code write(2)} to the wake-up fd per wait however many tasks come meanwhile.
  *
  * <p>A loop without a busy poll looks at its pollers after work until
- * {@value #EMPTY_LOOKS_BEFORE_SLEEPING} looks in a row find nothing (at most
- * {@value #LOOKS_BEFORE_SLEEPING} looks) before it sleeps.
+ * {@value #EMPTY_LOOKS_BEFORE_SLEEPING} looks in a row find nothing before it sleeps; while its looks
+ * find work it looks at its fds (and runs due timers) after every
+ * {@value #WORKING_SPINS_PER_FD_LOOK} of them, as the busy poll does.
  *
  * <p>Busy polling: a loop that just did work looks at its pollers in a spin, yielding its CPU
  * between looks, and goes back to sleep only after a whole busy-poll time without work. While it
@@ -78,11 +79,11 @@ public final class RpmaEventLoop implements Executor {
     /** Spinning without work this long, at most, between two looks at the fds. */
     static final long FD_LOOK_INTERVAL_MICROS = 1000;
 
-    /** Spins that found work between two looks at the fds, at most (the clock is not read on them). */
+    /**
+     * Spins, or looks of a loop without a busy poll, that found work between two looks at the fds, at
+     * most (the clock is not read on them).
+     */
     static final int WORKING_SPINS_PER_FD_LOOK = 256;
-
-    /** Looks at the pollers after work, at most, by a loop without a busy poll before it waits again. */
-    static final int LOOKS_BEFORE_SLEEPING = 16;
 
     /** Looks in a row that found nothing, after which a loop without a busy poll waits again. */
     static final int EMPTY_LOOKS_BEFORE_SLEEPING = 4;
@@ -390,8 +391,8 @@ public final class RpmaEventLoop implements Executor {
 
     /**
      * {@link System#nanoTime()} as this loop last read it: when its current round began, or later in
-     * its busy poll; behind the clock by at most the work of one round, or of
-     * {@value #WORKING_SPINS_PER_FD_LOOK} spins that found work. Free where a read of the clock may be
+     * its busy poll or its looks; behind the clock by at most the work of one round, or of
+     * {@value #WORKING_SPINS_PER_FD_LOOK} spins or looks that found work. Free where a read of the clock may be
      * a system call: for times that tolerate the lag, as activity stamps and deadlines that a timer
      * looks at again. Loop thread only.
      */
@@ -516,27 +517,36 @@ public final class RpmaEventLoop implements Executor {
 
     /**
      * Without a busy poll: looks at the pollers until {@value #EMPTY_LOOKS_BEFORE_SLEEPING} looks in a
-     * row find nothing, running what the work hands over, at most {@value #LOOKS_BEFORE_SLEEPING}
-     * times, as a C loop polls its completion queue before it waits: what completed while the loop
-     * worked (a reply that came during a send's system call) is taken without a wait, an event read
-     * and a re-arm first. The event that work raised is still pending then; the next wait returns at
-     * once for it. A few looks, not one: the reply often comes just after a send's own completion,
-     * and a look costs no system call (what four instead of one bought a client under soft-RoCE:
-     * docs/performance.md, "Where the client's time goes").
+     * row find nothing, running what the work hands over, as a C loop polls its completion queue
+     * before it waits: what completed while the loop worked (a reply that came during a send's system
+     * call) is taken without a wait, an event read and a re-arm first. A few looks, not one: the reply
+     * often comes just after a send's own completion, and a look costs no system call. No cap on the
+     * looks while they find work: ending them there cost a round (a wait that returns at once for the
+     * event the work raised, a clock read, the channel's event read and re-arm) every few messages of
+     * a client keeping one in flight; the fds and timers are looked at every
+     * {@value #WORKING_SPINS_PER_FD_LOOK} looks that found work instead (docs/performance.md, "Where
+     * the client's time goes").
      */
     private void lookBeforeSleeping() {
         int empty = 0;
-        for (int i = 0; i < LOOKS_BEFORE_SLEEPING && this.state == State.RUNNING; i++) {
+        int working = 0;
+        while (this.state == State.RUNNING) {
             boolean found = pollAll();
             found |= runTasks();
             if (!this.soon.isEmpty()) {
                 return;
             }
-            if (found) {
-                empty = 0;
+            if (!found) {
+                if (++empty == EMPTY_LOOKS_BEFORE_SLEEPING) {
+                    return;
+                }
+                continue;
             }
-            else if (++empty == EMPTY_LOOKS_BEFORE_SLEEPING) {
-                return;
+            empty = 0;
+            if (++working == WORKING_SPINS_PER_FD_LOOK) {
+                working = 0;
+                this.clock = System.nanoTime();
+                lookAtFds();
             }
         }
     }

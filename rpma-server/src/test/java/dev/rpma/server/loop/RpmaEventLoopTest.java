@@ -184,7 +184,7 @@ class RpmaEventLoopTest {
     }
 
     @Test
-    void withoutABusyPollTheLoopLooksAtItsPollersAfterWorkUntilFourLooksInARowFindNothingAndAtMostSixteenTimes()
+    void withoutABusyPollTheLoopLooksAtItsPollersAfterWorkUntilFourLooksInARowFindNothingAndAtItsFdsMeanwhile()
             throws InterruptedException {
         this.loop.start();
         AtomicInteger looks = new AtomicInteger();
@@ -210,10 +210,32 @@ class RpmaEventLoopTest {
         workLeft.set(Integer.MAX_VALUE);
         this.loop.execute(() -> {
         });
-        await("the looks of one round", () -> looks.get() == afterWork + RpmaEventLoop.LOOKS_BEFORE_SLEEPING);
+        // while the looks find work they go on, and the fds and timers are looked at every so many of them
+        await("looks past any cap", () -> looks.get() > afterWork + 4 * RpmaEventLoop.WORKING_SPINS_PER_FD_LOOK);
+        long rounds = this.loop.wakeups();
+        CountDownLatch timerRan = new CountDownLatch(1);
+        AtomicInteger fdCalls = new AtomicInteger();
+        this.loop.execute(() -> {
+            this.loop.schedule(timerRan::countDown, Duration.ZERO);
+            this.loop.register(this.fd, (kind) -> {
+                fdCalls.incrementAndGet();
+                drain();
+            }, 1);
+        });
+        signal();
+        assertThat(timerRan.await(10, TimeUnit.SECONDS)).as("a due timer runs while the looks find work").isTrue();
+        await("a readable fd's handler while the looks find work", () -> fdCalls.get() == 1);
+        assertThat(this.loop.wakeups()).as("all of it within the looks, no round of the loop").isEqualTo(rounds);
+        // read before the work ends, as the loop may look four more times and sleep just after; the look
+        // it is in may already be the first that finds nothing
+        int before = looks.get();
+        workLeft.set(0);
+        await("four empty looks", () -> looks.get() >= before + empty - 1);
+        Thread.sleep(100);
+        int settled = looks.get();
         Thread.sleep(100);
         // then it sleeps: the completion channel's event, not a look, wakes it for more
-        assertThat(looks).hasValue(afterWork + RpmaEventLoop.LOOKS_BEFORE_SLEEPING);
+        assertThat(looks).hasValue(settled);
     }
 
     @Test
