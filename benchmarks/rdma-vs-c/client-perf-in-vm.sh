@@ -7,6 +7,11 @@
 # for exact system call counts.
 # In the TCG guest perf samples user code only of a process it starts itself, so perf starts each client.
 # Needs perf and strace on the host, whose root the VM mounts: apt-get install linux-perf strace.
+# perf's cpu-clock sampling re-arms its event with an IPI per sample, which under TCG slowed the Java
+# client several times (a p50 of 300 us instead of 55); TOOLS=asprof profiles the Java client's
+# measured run with async-profiler instead (attached then, itimer signals every ASPROF_INTERVAL of CPU
+# time, no kernel frames; about 20 % slower): fetch it first with async-profiler.sh on the host; the
+# collapsed stacks go to client-asprof-java-TEST$TAG.collapsed, for perf-report.py.
 #
 #   tools/rxe-vm/rxe-vm.sh -t 1500 -w "$PWD/benchmarks/rdma-vs-c/target" -- benchmarks/rdma-vs-c/client-perf-in-vm.sh
 #   benchmarks/rdma-vs-c/perf-report.py benchmarks/rdma-vs-c/target/client-perf-java-rr.txt
@@ -15,7 +20,7 @@
 # trips, 1 connection x 1 in flight], RATE1_MESSAGES [40000, 1 connection x 16 in flight], WARMUP_MESSAGES
 # [10000], FREQUENCY [2000 Hz], JAVA_CLIENT_ARGS [none; e.g. --busy-poll-us 50], TAG [none: a suffix for
 # the output files], CLIENT_JAR [rpma-benchmarks/target/benchmarks.jar], PORT [7326], CLIENTS ["c java"],
-# TOOLS ["perf strace"], TESTS ["rr rate1"].
+# TOOLS ["perf strace"; or asprof, Java only], TESTS ["rr rate1"], ASPROF_INTERVAL [2ms].
 # Output in $BIN [target]: client-perf-{c,java}-{rr,rate1}$TAG.txt (perf script: comm, tid, symbols and
 # libraries of each sample), client-strace-{c,java}-{rr,rate1}$TAG.txt, client-perf$TAG.log (RESULT lines).
 set -uo pipefail
@@ -34,6 +39,8 @@ PORT=${PORT:-7326}
 CLIENTS=${CLIENTS:-c java}
 TOOLS=${TOOLS:-perf strace}
 TESTS=${TESTS:-rr rate1}
+ASPROF_INTERVAL=${ASPROF_INTERVAL:-2ms}
+ASPROF_LIB=$BIN/async-profiler/libasyncProfiler.so
 JAVA_OPTS="-XX:+UseSerialGC -Xms64m -Xmx256m -XX:-UsePerfData -XX:+UnlockDiagnosticVMOptions -XX:+DumpPerfMapAtExit -XX:+PreserveFramePointer"
 WORK=$(mktemp -d /tmp/client-perf.XXXXXX)
 LOGFILE=$BIN/client-perf$TAG.log
@@ -78,7 +85,7 @@ for test in $TESTS; do
   # shellcheck disable=SC2046
   set -- $(test_args "$test")
   for tool in $TOOLS; do
-    [[ " $CLIENTS " == *" c "* ]] || break
+    [[ " $CLIENTS " == *" c "* ]] && [ "$tool" != asprof ] || continue
     say "== C client, $test, under $tool"
     if [ "$tool" = perf ]; then
       perf record -e cpu-clock -F "$FREQUENCY" -g -o "$WORK/c-$test.data" -- \
@@ -106,6 +113,11 @@ for test in $TESTS; do
     wait_for_count 1 || { say "FAIL: no warm-up result"; rc=1; }
     if [ $tool = perf ]; then
       echo enable > "$WORK/ctl" && read -r _ < "$WORK/ack"
+    elif [ $tool = asprof ]; then
+      [ -s "$ASPROF_LIB" ] || { say "FAIL: no $ASPROF_LIB (run async-profiler.sh on the host)"; rc=1; }
+      # the agent's options in quotes: jcmd would split them at '='
+      jcmd "$client" JVMTI.agent_load "$ASPROF_LIB" "\"start,event=itimer,interval=$ASPROF_INTERVAL,threads\"" \
+        > "$WORK/jcmd.out" 2>&1 || { cat "$WORK/jcmd.out"; rc=1; }
     else
       # attached to every thread of the JVM for the measured run only
       strace -c -f -p "$client" -o "$BIN/client-strace-java-$test$TAG.txt" &
@@ -117,6 +129,11 @@ for test in $TESTS; do
     wait_for_count 2 || { say "FAIL: no result"; rc=1; }
     if [ $tool = perf ]; then
       echo disable > "$WORK/ctl" && read -r _ < "$WORK/ack"
+    elif [ $tool = asprof ]; then
+      jcmd "$client" JVMTI.agent_load "$ASPROF_LIB" \
+        "\"stop,collapsed,file=$BIN/client-asprof-java-$test$TAG.collapsed\"" > "$WORK/jcmd.out" 2>&1 \
+        || { cat "$WORK/jcmd.out"; rc=1; }
+      say "== $(wc -l < "$BIN/client-asprof-java-$test$TAG.collapsed") stacks in $BIN/client-asprof-java-$test$TAG.collapsed"
     else
       kill -INT "$tracer"; wait "$tracer"
     fi

@@ -1,8 +1,10 @@
 #!/usr/bin/env python3
-"""perf-report.py PERF_SCRIPT [TOP] - summarizes perf-in-vm.sh's samples (perf script -F comm,tid,ip,sym):
-samples per thread, and per thread the share of kernel, native library and JIT-compiled Java code,
-the hottest leaf symbols and Java frames (the first Java frame above each sample), and, when the
-script has the libraries (-F ...,dso), the share of each library."""
+"""perf-report.py PERF_SCRIPT|COLLAPSED [TOP] - summarizes perf-in-vm.sh's samples (perf script -F
+comm,tid,ip,sym), or async-profiler's collapsed stacks (client-perf-in-vm.sh TOOLS=asprof, a .collapsed
+file: one line per stack, "[thread tid=N];frame;...;leaf COUNT"): samples per thread, and per thread the
+share of kernel, native library and JIT-compiled Java code, the hottest leaf symbols and Java frames
+(the first Java frame above each sample), and, when the script has the libraries (-F ...,dso), the
+share of each library."""
 import collections
 import sys
 
@@ -35,6 +37,31 @@ def kind(frame):
     return "native"
 
 
+def collapsed_kind(frame):
+    """async-profiler's names: Java methods as package/Class.method, kernel frames with _[k]."""
+    if frame.endswith("_[k]"):
+        return "kernel"
+    if "/" in frame and not frame.startswith("/") and "." in frame.rpartition("/")[2]:
+        return "java"
+    return "native"
+
+
+def collapsed(path, threads, kinds, leaves, java):
+    with open(path, errors="replace") as f:
+        for line in f:
+            stack, _, count = line.rstrip("\n").rpartition(" ")
+            if not stack or not count.isdigit():
+                continue
+            frames = stack.split(";")
+            thread, n = frames[0].strip("[]").partition(" tid=")[0], int(count)
+            frames = frames[1:] or ["?"]
+            threads[thread] += n
+            kinds[thread][collapsed_kind(frames[-1])] += n
+            leaves[thread][frames[-1][:100]] += n
+            first_java = next((f for f in reversed(frames) if collapsed_kind(f) == "java"), "no Java frame")
+            java[thread][first_java[-90:]] += n
+
+
 def main():
     path = sys.argv[1]
     top = int(sys.argv[2]) if len(sys.argv) > 2 else 12
@@ -43,7 +70,9 @@ def main():
     leaves = collections.defaultdict(collections.Counter)
     java = collections.defaultdict(collections.Counter)
     libraries = collections.defaultdict(collections.Counter)
-    for block in samples(path):
+    if path.endswith(".collapsed"):
+        collapsed(path, threads, kinds, leaves, java)
+    for block in ([] if path.endswith(".collapsed") else samples(path)):
         thread = block[0].split()[0]
         frames = block[1:]
         if not frames:
