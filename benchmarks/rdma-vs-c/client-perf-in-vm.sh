@@ -18,9 +18,10 @@
 #
 # Environment (defaults in brackets): ADDR [$RPMA_TEST_SAME_IP or 198.18.0.1], RR_MESSAGES [20000 round
 # trips, 1 connection x 1 in flight], RATE1_MESSAGES [40000, 1 connection x 16 in flight], WARMUP_MESSAGES
-# [10000], FREQUENCY [2000 Hz], JAVA_CLIENT_ARGS [none; e.g. --busy-poll-us 50], TAG [none: a suffix for
-# the output files], CLIENT_JAR [rpma-benchmarks/target/benchmarks.jar], PORT [7326], CLIENTS ["c java"],
-# TOOLS ["perf strace"; or asprof, Java only], TESTS ["rr rate1"], ASPROF_INTERVAL [2ms].
+# [10000] per warm-up run, WARMUP_RUNS [1], FREQUENCY [2000 Hz], JAVA_CLIENT_ARGS [none; e.g.
+# --busy-poll-us 50], TAG [none: a suffix for the output files], CLIENT_JAR
+# [rpma-benchmarks/target/benchmarks.jar], PORT [7326], CLIENTS ["c java"], TOOLS ["perf strace"; or
+# asprof, Java only], TESTS ["rr rate1"], ASPROF_INTERVAL [2ms].
 # Output in $BIN [target]: client-perf-{c,java}-{rr,rate1}$TAG.txt (perf script: comm, tid, symbols and
 # libraries of each sample), client-strace-{c,java}-{rr,rate1}$TAG.txt, client-perf$TAG.log (RESULT lines).
 set -uo pipefail
@@ -31,6 +32,7 @@ ADDR=${ADDR:-${RPMA_TEST_SAME_IP:-198.18.0.1}}
 RR_MESSAGES=${RR_MESSAGES:-20000}
 RATE1_MESSAGES=${RATE1_MESSAGES:-40000}
 WARMUP_MESSAGES=${WARMUP_MESSAGES:-10000}
+WARMUP_RUNS=${WARMUP_RUNS:-1}
 FREQUENCY=${FREQUENCY:-2000}
 JAVA_CLIENT_ARGS=${JAVA_CLIENT_ARGS:-}
 TAG=${TAG:-}
@@ -109,8 +111,10 @@ for test in $TESTS; do
     client=$!   # perf's pid, or the JVM's when nothing launches it
     exec 7> "$WORK/in"
     # shellcheck disable=SC2086
-    echo "pingpong $ADDR $PORT --rounds $WARMUP_MESSAGES --concurrency 1 $JAVA_CLIENT_ARGS" >&7
-    wait_for_count 1 || { say "FAIL: no warm-up result"; rc=1; }
+    for _ in $(seq "$WARMUP_RUNS"); do
+      echo "pingpong $ADDR $PORT --rounds $WARMUP_MESSAGES --concurrency 1 $JAVA_CLIENT_ARGS" >&7
+    done
+    wait_for_count "$WARMUP_RUNS" || { say "FAIL: no warm-up result"; rc=1; }
     if [ $tool = perf ]; then
       echo enable > "$WORK/ctl" && read -r _ < "$WORK/ack"
     elif [ $tool = asprof ]; then
@@ -126,7 +130,7 @@ for test in $TESTS; do
     fi
     # shellcheck disable=SC2086
     echo "pingpong $ADDR $PORT $* $JAVA_CLIENT_ARGS" >&7
-    wait_for_count 2 || { say "FAIL: no result"; rc=1; }
+    wait_for_count $((WARMUP_RUNS + 1)) || { say "FAIL: no result"; rc=1; }
     if [ $tool = perf ]; then
       echo disable > "$WORK/ctl" && read -r _ < "$WORK/ack"
     elif [ $tool = asprof ]; then

@@ -62,17 +62,8 @@ def collapsed(path, threads, kinds, leaves, java):
             java[thread][first_java[-90:]] += n
 
 
-def main():
-    path = sys.argv[1]
-    top = int(sys.argv[2]) if len(sys.argv) > 2 else 12
-    threads = collections.Counter()
-    kinds = collections.defaultdict(collections.Counter)
-    leaves = collections.defaultdict(collections.Counter)
-    java = collections.defaultdict(collections.Counter)
-    libraries = collections.defaultdict(collections.Counter)
-    if path.endswith(".collapsed"):
-        collapsed(path, threads, kinds, leaves, java)
-    for block in ([] if path.endswith(".collapsed") else samples(path)):
+def perf_script(path, threads, kinds, leaves, java, libraries):
+    for block in samples(path):
         thread = block[0].split()[0]
         frames = block[1:]
         if not frames:
@@ -84,6 +75,20 @@ def main():
         java[thread][first_java.split("(")[0][-90:]] += 1
         if frames[0].rstrip().endswith(")"):
             libraries[thread][frames[0].rstrip().rpartition("(")[2][:-1].rpartition("/")[2]] += 1
+
+
+def main():
+    path = sys.argv[1]
+    top = int(sys.argv[2]) if len(sys.argv) > 2 else 12
+    threads = collections.Counter()
+    kinds = collections.defaultdict(collections.Counter)
+    leaves = collections.defaultdict(collections.Counter)
+    java = collections.defaultdict(collections.Counter)
+    libraries = collections.defaultdict(collections.Counter)
+    if path.endswith(".collapsed"):
+        collapsed(path, threads, kinds, leaves, java)
+    else:
+        perf_script(path, threads, kinds, leaves, java, libraries)
     total = sum(threads.values())
     print(f"{total} samples")
     for thread, count in threads.most_common(8):

@@ -468,8 +468,7 @@ public final class RpmaClient implements AutoCloseable {
     /** The connection in {@code state} with the fewest in flight, the next in turn among equals, other than {@code not}. */
     private @Nullable ClientConnection choose(@Nullable ClientConnection not, RpmaClientConnectionState state) {
         int size = this.connections.length;
-        // one connection needs no turn: no atomic operation per request for it
-        int start = (size == 1) ? 0 : Math.floorMod(this.rotation.getAndIncrement(), size);
+        int start = Math.floorMod(this.rotation.getAndIncrement(), size);
         ClientConnection best = null;
         for (int i = 0; i < size; i++) {
             ClientConnection candidate = this.connections[(start + i) % size];

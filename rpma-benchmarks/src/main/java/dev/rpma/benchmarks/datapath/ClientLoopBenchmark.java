@@ -1,12 +1,14 @@
 package dev.rpma.benchmarks.datapath;
 
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
 import java.lang.management.ManagementFactory;
-import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.time.Duration;
 import java.util.Arrays;
 import java.util.Locale;
 import java.util.concurrent.CompletableFuture;
+import java.util.function.BiConsumer;
 
 import dev.rpma.binding.Rpma;
 import dev.rpma.binding.testing.FakeLibRpma;
@@ -52,12 +54,20 @@ public final class ClientLoopBenchmark {
 
     private int warmupRounds = 5;
 
+    /** A payload's value, read and written in place. */
+    private static final VarHandle LITTLE_ENDIAN_LONG = MethodHandles.byteArrayViewVarHandle(long[].class,
+            ByteOrder.LITTLE_ENDIAN);
+
+    private static final Variant[] VARIANTS = { new Variant(true, 1, false), new Variant(true, 16, false),
+            new Variant(false, 1, false), new Variant(false, 16, false), new Variant(true, 1, true),
+            new Variant(false, 1, true) };
+
     /**
-     * Framed (1) or raw (0), in flight, and whether each next request is made in the previous reply's
-     * callback on the client's loop (1), as the load client of the comparison against C makes them.
+     * Framed or raw, how many in flight, and whether each next request is made in the previous reply's
+     * callback on the client's loop ("looped"), as the load client of the comparison against C makes them.
      */
-    private static final int[][] VARIANTS = { { 1, 1, 0 }, { 1, 16, 0 }, { 0, 1, 0 }, { 0, 16, 0 }, { 1, 1, 1 },
-            { 0, 1, 1 } };
+    private record Variant(boolean framed, int inflight, boolean looped) {
+    }
 
     public static void main(String[] args) throws Exception {
         ClientLoopBenchmark benchmark = new ClientLoopBenchmark();
@@ -82,18 +92,18 @@ public final class ClientLoopBenchmark {
         double[][][] results = new double[VARIANTS.length][this.rounds][];
         try {
             for (int v = 0; v < VARIANTS.length; v++) {
-                clients[v] = new Bench(VARIANTS[v][0] == 1, v);
+                clients[v] = new Bench(VARIANTS[v], v);
             }
             for (int i = 0; i < this.warmupRounds; i++) {
                 for (int v = 0; v < VARIANTS.length; v++) {
-                    clients[v].round(this.requests, VARIANTS[v][1], VARIANTS[v][2] == 1);
+                    clients[v].round(this.requests);
                 }
             }
             for (int i = 0; i < this.rounds; i++) {
                 // alternating order: another process's load falls on every variant alike
                 for (int k = 0; k < VARIANTS.length; k++) {
                     int v = (i % 2 == 0) ? k : VARIANTS.length - 1 - k;
-                    results[v][i] = clients[v].round(this.requests, VARIANTS[v][1], VARIANTS[v][2] == 1);
+                    results[v][i] = clients[v].round(this.requests);
                 }
             }
         }
@@ -115,13 +125,13 @@ public final class ClientLoopBenchmark {
             double caller = median(Arrays.stream(rounds).mapToDouble((r) -> r[1]).sorted().toArray());
             double cpu = median(Arrays.stream(rounds).mapToDouble((r) -> r[2]).sorted().toArray());
             double rate = median(Arrays.stream(rounds).mapToDouble((r) -> r[3]).sorted().toArray());
-            String call = (VARIANTS[v][0] == 1) ? "request" : "exchange";
-            boolean chained = VARIANTS[v][2] == 1;
-            // a chained request is made on the loop: its future and its copy are the loop's, reported, not judged
-            System.out.printf(Locale.ROOT, "%-9s %2d%-7s %38.3f %27s %30.0f %21.0f%n", call, VARIANTS[v][1],
-                    chained ? " looped" : "", allocated, chained ? "-" : String.format(Locale.ROOT, "%.1f", caller), cpu,
-                    rate);
-            if (!chained) {
+            Variant variant = VARIANTS[v];
+            String call = variant.framed() ? "request" : "exchange";
+            // a looped request is made on the loop: its future and its copy are the loop's, reported, not judged
+            System.out.printf(Locale.ROOT, "%-9s %2d%-7s %38.3f %27s %30.0f %21.0f%n", call, variant.inflight(),
+                    variant.looped() ? " looped" : "", allocated,
+                    variant.looped() ? "-" : String.format(Locale.ROOT, "%.1f", caller), cpu, rate);
+            if (!variant.looped()) {
                 maxAllocated = Math.max(maxAllocated, allocated);
             }
         }
@@ -159,22 +169,25 @@ public final class ClientLoopBenchmark {
 
         private final RpmaClient client;
 
+        private final Variant variant;
+
         private final boolean framed;
 
         private final Thread loop;
 
         private long nextValue = 1;
 
-        Bench(boolean framed, int index) throws InterruptedException {
-            this.framed = framed;
-            this.stub = new DataPathStub(this.fake, framed ? DataPathStub.Peer.FRAMED_ECHO : DataPathStub.Peer.RAW_ECHO);
+        Bench(Variant variant, int index) throws InterruptedException {
+            this.variant = variant;
+            this.framed = variant.framed();
+            this.stub = new DataPathStub(this.fake, this.framed ? DataPathStub.Peer.FRAMED_ECHO : DataPathStub.Peer.RAW_ECHO);
             String name = "bench" + index;
             this.client = RpmaClient.builder(Rpma.using(this.stub))
                 .name(name)
                 .address(ADDRESS)
                 .port(PORT + index)
-                .mode(framed ? RpmaWireMode.FRAMED : RpmaWireMode.RAW)
-                .maxMessageSize(framed ? 4096 : PAYLOAD)
+                .mode(this.framed ? RpmaWireMode.FRAMED : RpmaWireMode.RAW)
+                .maxMessageSize(this.framed ? 4096 : PAYLOAD)
                 .receiveSlots(32)
                 .rawWindow(16)
                 .build();
@@ -195,18 +208,18 @@ public final class ClientLoopBenchmark {
         }
 
         /** {loop bytes, caller bytes, loop CPU ns per request, requests per second}. */
-        double[] round(int count, int inflight, boolean chained) {
+        double[] round(int count) {
             long caller = Thread.currentThread().getId();
             long loopId = this.loop.getId();
             long allocated = THREADS.getThreadAllocatedBytes(loopId);
             long callerAllocated = THREADS.getThreadAllocatedBytes(caller);
             long cpu = THREADS.getThreadCpuTime(loopId);
             long start = System.nanoTime();
-            if (chained) {
-                chain(count);
+            if (this.variant.looped()) {
+                loop(count);
             }
             else {
-                drive(count, inflight);
+                drive(count, this.variant.inflight());
             }
             long elapsed = System.nanoTime() - start;
             return new double[] { (double) (THREADS.getThreadAllocatedBytes(loopId) - allocated) / count,
@@ -220,12 +233,11 @@ public final class ClientLoopBenchmark {
             CompletableFuture<byte[]>[] futures = new CompletableFuture[inflight];
             long[] values = new long[inflight];
             byte[] payload = new byte[PAYLOAD];
-            ByteBuffer view = ByteBuffer.wrap(payload).order(ByteOrder.LITTLE_ENDIAN);
             for (int i = 0; i < count + inflight; i++) {
                 int k = i % inflight;
                 if (futures[k] != null) {
                     byte[] reply = futures[k].join();
-                    long got = ByteBuffer.wrap(reply).order(ByteOrder.LITTLE_ENDIAN).getLong(0);
+                    long got = (long) LITTLE_ENDIAN_LONG.get(reply, 0);
                     if (got != values[k]) {
                         throw new IllegalStateException("the reply carried " + got + ", not " + values[k]);
                     }
@@ -234,7 +246,7 @@ public final class ClientLoopBenchmark {
                 if (i < count) {
                     values[k] = this.nextValue++;
                     // the client copies the payload when called: one array serves every call
-                    view.putLong(0, values[k]);
+                    LITTLE_ENDIAN_LONG.set(payload, 0, values[k]);
                     futures[k] = this.framed ? this.client.request("bench", payload) : this.client.exchange(payload);
                 }
             }
@@ -244,7 +256,7 @@ public final class ClientLoopBenchmark {
          * {@code count} requests one after the other, each made in the previous reply's callback on the
          * client's loop; each reply must carry its request's value.
          */
-        private void chain(int count) {
+        private void loop(int count) {
             Chain chain = new Chain(this, count);
             chain.next();
             chain.done.join();
@@ -259,13 +271,11 @@ public final class ClientLoopBenchmark {
     }
 
     /** One request after the other, the next made in the previous reply's callback. */
-    private static final class Chain implements java.util.function.BiConsumer<byte[], Throwable> {
+    private static final class Chain implements BiConsumer<byte[], Throwable> {
 
         private final Bench bench;
 
         private final byte[] payload = new byte[PAYLOAD];
-
-        private final ByteBuffer view = ByteBuffer.wrap(this.payload).order(ByteOrder.LITTLE_ENDIAN);
 
         final CompletableFuture<Void> done = new CompletableFuture<>();
 
@@ -280,7 +290,7 @@ public final class ClientLoopBenchmark {
 
         void next() {
             this.value = this.bench.nextValue++;
-            this.view.putLong(0, this.value);
+            LITTLE_ENDIAN_LONG.set(this.payload, 0, this.value);
             CompletableFuture<byte[]> reply = this.bench.framed ? this.bench.client.request("bench", this.payload)
                     : this.bench.client.exchange(this.payload);
             reply.whenComplete(this);
@@ -292,9 +302,7 @@ public final class ClientLoopBenchmark {
                 this.done.completeExceptionally(failure);
                 return;
             }
-            long got = (reply[0] & 0xFFL) | (reply[1] & 0xFFL) << 8 | (reply[2] & 0xFFL) << 16 | (reply[3] & 0xFFL) << 24
-                    | (reply[4] & 0xFFL) << 32 | (reply[5] & 0xFFL) << 40 | (reply[6] & 0xFFL) << 48
-                    | (reply[7] & 0xFFL) << 56;
+            long got = (long) LITTLE_ENDIAN_LONG.get(reply, 0);
             if (got != this.value) {
                 this.done.completeExceptionally(
                         new IllegalStateException("the reply carried " + got + ", not " + this.value));

@@ -484,7 +484,7 @@ public final class RpmaEventLoop implements Executor {
 
     private void round() {
         int ready;
-        if (this.ownTasks.isEmpty() && this.tasks.isEmpty() && this.soon.isEmpty()) {
+        if (!workWaiting()) {
             // the sleep's start serves the wait's timeout and the idle time
             long before = sleepStart();
             ready = this.epoll.await(waitTimeout(before));
@@ -520,12 +520,11 @@ public final class RpmaEventLoop implements Executor {
      * row find nothing, running what the work hands over, as a C loop polls its completion queue
      * before it waits: what completed while the loop worked (a reply that came during a send's system
      * call) is taken without a wait, an event read and a re-arm first. A few looks, not one: the reply
-     * often comes just after a send's own completion, and a look costs no system call. No cap on the
-     * looks while they find work: ending them there cost a round (a wait that returns at once for the
-     * event the work raised, a clock read, the channel's event read and re-arm) every few messages of
-     * a client keeping one in flight; the fds and timers are looked at every
-     * {@value #WORKING_SPINS_PER_FD_LOOK} looks that found work instead (docs/performance.md, "Where
-     * the client's time goes").
+     * often comes just after a send's own completion, and a look costs no system call. The looks go
+     * on while they find work, the fds and timers looked at every {@value #WORKING_SPINS_PER_FD_LOOK}
+     * of them: a loop that went through a round instead would pay, every few messages of a client
+     * keeping one in flight, a wait that returns at once for the event the work raised, a clock read,
+     * and the channel's event read and re-arm (docs/performance.md, "Where the client's time goes").
      */
     private void lookBeforeSleeping() {
         int empty = 0;
@@ -543,12 +542,26 @@ public final class RpmaEventLoop implements Executor {
                 continue;
             }
             empty = 0;
-            if (++working == WORKING_SPINS_PER_FD_LOOK) {
-                working = 0;
-                this.clock = System.nanoTime();
-                lookAtFds();
-            }
+            working = countWorkingLook(working);
         }
+    }
+
+    /**
+     * Counts a look or spin that found work, of {@code working} so far; the
+     * {@value #WORKING_SPINS_PER_FD_LOOK}th looks at the fds and timers and starts the count again.
+     */
+    private int countWorkingLook(int working) {
+        if (working + 1 < WORKING_SPINS_PER_FD_LOOK) {
+            return working + 1;
+        }
+        this.clock = System.nanoTime();
+        lookAtFds();
+        return 0;
+    }
+
+    /** Tasks (of the loop's own or of other threads) or work to run soon wait. */
+    private boolean workWaiting() {
+        return !this.ownTasks.isEmpty() || !this.tasks.isEmpty() || !this.soon.isEmpty();
     }
 
     /**
@@ -634,15 +647,11 @@ public final class RpmaEventLoop implements Executor {
         int workingSpins = 0;
         while (this.state == State.RUNNING) {
             boolean found = pollAll();
-            if (!this.ownTasks.isEmpty() || !this.tasks.isEmpty() || !this.soon.isEmpty() || this.pollerCount == 0) {
+            if (workWaiting() || this.pollerCount == 0) {
                 return;
             }
             if (found) {
-                if (++workingSpins == WORKING_SPINS_PER_FD_LOOK) {
-                    workingSpins = 0;
-                    this.clock = System.nanoTime();
-                    lookAtFds();
-                }
+                workingSpins = countWorkingLook(workingSpins);
                 // work came: the busy-poll time starts again, read from the clock at the next empty look
                 deadline = 0;
                 continue;
