@@ -30,6 +30,10 @@ import dev.rpma.server.loop.RpmaEventLoop;
  * <p>A receive's work request id is its slot; a send's its slot with {@link #SEND} set; a one-sided
  * operation's its index with {@link #ONE_SIDED} set: the opcode of a failed completion is undefined.
  * A reply's payload is copied out of its receive and delivered before the receive is posted again.
+ *
+ * <p>Raw: while the receives still posted after a reply cover every exchange the window lets be in
+ * flight, the reply's receive is posted again only after the loop's tasks have run, so that what a
+ * reply's callback sends goes out first and the repost falls into the wait for its answer.
  */
 final class ClientDataPath implements RpmaEventLoop.BusyPoller, RpmaEventLoop.IoHandler {
 
@@ -78,6 +82,16 @@ final class ClientDataPath implements RpmaEventLoop.BusyPoller, RpmaEventLoop.Io
 
     private int nextRequestId;
 
+    /** Receives posted and not yet completed. */
+    private int postedReceives;
+
+    /** Raw: receives whose repost waits for {@link #repostDeferred}, and how many. */
+    private final int[] deferredReposts;
+
+    private int deferredCount;
+
+    private final Runnable repostDeferred = this::repostDeferred;
+
     private @Nullable RpmaConnection connection;
 
     private @Nullable RpmaCompletionQueue cq;
@@ -100,6 +114,7 @@ final class ClientDataPath implements RpmaEventLoop.BusyPoller, RpmaEventLoop.Io
         this.freeSends = this.allSends;
         this.operations = new OneSidedOperation[settings.oneSidedDepth()];
         this.freeOperations = (settings.oneSidedDepth() >= 64) ? -1L : (1L << settings.oneSidedDepth()) - 1;
+        this.deferredReposts = new int[slots.receives.length];
     }
 
     /** Posts every receive on the request, so that the server's first frame has one. */
@@ -107,6 +122,7 @@ final class ClientDataPath implements RpmaEventLoop.BusyPoller, RpmaEventLoop.Io
         for (int i = 0; i < this.slots.receives.length; i++) {
             request.receive(this.slots.receiveRegion, this.slots.offset(i), this.slots.receiveLength, i);
         }
+        this.postedReceives = this.slots.receives.length;
     }
 
     /** Established: completions are taken from now on, and the framing's HELLO goes out. */
@@ -381,6 +397,7 @@ final class ClientDataPath implements RpmaEventLoop.BusyPoller, RpmaEventLoop.Io
     }
 
     private void received(int slot, int length) {
+        this.postedReceives--;
         ByteBuffer frame = this.slots.receives[slot];
         if (this.framing == null) {
             byte[] message = new byte[length];
@@ -392,7 +409,12 @@ final class ClientDataPath implements RpmaEventLoop.BusyPoller, RpmaEventLoop.Io
             else {
                 this.owner.unsolicited(message);
             }
-            repostAfterDelivery(slot);
+            if (this.postedReceives >= this.settings.rawWindow()) {
+                deferRepost(slot);
+            }
+            else {
+                repostAfterDelivery(slot);
+            }
             return;
         }
         int type;
@@ -442,6 +464,27 @@ final class ClientDataPath implements RpmaEventLoop.BusyPoller, RpmaEventLoop.Io
         }
     }
 
+    /** Behind the tasks the delivery handed the loop (a callback's next exchange): they run first. */
+    private void deferRepost(int slot) {
+        if (this.stopped) {
+            return;
+        }
+        if (this.deferredCount == 0) {
+            this.loop.execute(this.repostDeferred);
+        }
+        this.deferredReposts[this.deferredCount++] = slot;
+    }
+
+    private void repostDeferred() {
+        int count = this.deferredCount;
+        this.deferredCount = 0;
+        for (int i = 0; i < count && !this.stopped; i++) {
+            if (!repost(this.deferredReposts[i])) {
+                return;
+            }
+        }
+    }
+
     private static byte[] payload(ByteBuffer frame) {
         byte[] payload = new byte[RpmaFraming.payloadLength(frame)];
         frame.get(RpmaFraming.HEADER_SIZE, payload);
@@ -456,6 +499,7 @@ final class ClientDataPath implements RpmaEventLoop.BusyPoller, RpmaEventLoop.Io
             this.owner.dataPathFailed("rpma_recv failed: " + ex.getMessage(), ex);
             return false;
         }
+        this.postedReceives++;
         if (this.framing != null) {
             this.framing.receiveReposted();
         }
