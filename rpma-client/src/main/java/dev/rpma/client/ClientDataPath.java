@@ -32,8 +32,9 @@ import dev.rpma.server.loop.RpmaEventLoop;
  * A reply's payload is copied out of its receive and delivered before the receive is posted again.
  *
  * <p>Raw: while the receives still posted after a reply cover every exchange the window lets be in
- * flight, the reply's receive is posted again only after the loop's tasks have run, so that what a
- * reply's callback sends goes out first and the repost falls into the wait for its answer.
+ * flight, the reply's receive is posted again after the next request handed to this connection went
+ * out (a reply's callback hands it over through the loop's tasks) or at the loop's next look at the
+ * completion queue, whichever comes first: the repost falls into the wait for the next answer.
  */
 final class ClientDataPath implements RpmaEventLoop.BusyPoller, RpmaEventLoop.IoHandler {
 
@@ -85,12 +86,10 @@ final class ClientDataPath implements RpmaEventLoop.BusyPoller, RpmaEventLoop.Io
     /** Receives posted and not yet completed. */
     private int postedReceives;
 
-    /** Raw: receives whose repost waits for {@link #repostDeferred}, and how many. */
+    /** Raw: receives whose repost waits for the next request's send or look at the queue, and how many. */
     private final int[] deferredReposts;
 
     private int deferredCount;
-
-    private final Runnable repostDeferred = this::repostDeferred;
 
     private @Nullable RpmaConnection connection;
 
@@ -152,6 +151,7 @@ final class ClientDataPath implements RpmaEventLoop.BusyPoller, RpmaEventLoop.Io
         }
         this.waiting.add(request);
         pump();
+        repostDeferred();
         return true;
     }
 
@@ -321,6 +321,7 @@ final class ClientDataPath implements RpmaEventLoop.BusyPoller, RpmaEventLoop.Io
     }
 
     private int takeBatch() {
+        repostDeferred();
         int count;
         try {
             count = cq().poll(this.batch);
@@ -464,15 +465,10 @@ final class ClientDataPath implements RpmaEventLoop.BusyPoller, RpmaEventLoop.Io
         }
     }
 
-    /** Behind the tasks the delivery handed the loop (a callback's next exchange): they run first. */
     private void deferRepost(int slot) {
-        if (this.stopped) {
-            return;
+        if (!this.stopped) {
+            this.deferredReposts[this.deferredCount++] = slot;
         }
-        if (this.deferredCount == 0) {
-            this.loop.execute(this.repostDeferred);
-        }
-        this.deferredReposts[this.deferredCount++] = slot;
     }
 
     private void repostDeferred() {

@@ -279,6 +279,19 @@ class RpmaClientTest {
         assertThat(order).as("the receive back before the callback's send").containsExactly("rpma_recv", "rpma_send");
     }
 
+    @Test
+    void aReplysReceiveIsPostedAgainWhenNothingIsSentAfterIt() throws Exception {
+        this.client = builder().mode(RpmaWireMode.RAW).build();
+        await("the connection", () -> this.client.connectionStates().get(RpmaClientConnectionState.ESTABLISHED) == 1);
+        FakeConnection connection = this.fake.lastConnection();
+        CompletableFuture<byte[]> reply = this.client.exchange(new byte[] { 1 });
+        await("the message", () -> connection.sent().size() == 1);
+        long before = receives(connection);
+        connection.deliver(new byte[] { 2 });
+        assertThat(reply.get(10, TimeUnit.SECONDS)).containsExactly(2);
+        await("the receive posted again, with no request to follow", () -> receives(connection) == before + 1);
+    }
+
     /**
      * Sends {@code inFlight} exchanges; the first one's callback sends one more. Returns the last two
      * of the calls posted on the connection once that one went out and the first's receive is back.
