@@ -35,6 +35,10 @@ import dev.rpma.server.loop.RpmaEventLoop;
  * flight, the reply's receive is posted again after the next request handed to this connection went
  * out (a reply's callback hands it over through the loop's tasks) or at the loop's next look at the
  * completion queue, whichever comes first: the repost falls into the wait for the next answer.
+ *
+ * <p>Past 400 lines because sends, receives, credits, exchanges and one-sided operations share one
+ * completion queue, its dispatch by work request id and the slot bookkeeping, which change together
+ * on the loop; split apart, each part would reach into the others' state.
  */
 final class ClientDataPath implements RpmaEventLoop.BusyPoller, RpmaEventLoop.IoHandler {
 
