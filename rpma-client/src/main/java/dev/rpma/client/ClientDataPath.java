@@ -31,11 +31,6 @@ import dev.rpma.server.loop.RpmaEventLoop;
  * operation's its index with {@link #ONE_SIDED} set: the opcode of a failed completion is undefined.
  * A reply's payload is copied out of its receive and delivered before the receive is posted again.
  *
- * <p>Raw: while the receives still posted after a reply cover every exchange the window lets be in
- * flight, the reply's receive is posted again after the next request handed to this connection went
- * out (a reply's callback hands it over through the loop's tasks) or at the loop's next look at the
- * completion queue, whichever comes first: the repost falls into the wait for the next answer.
- *
  * <p>Past 400 lines because sends, receives, credits, exchanges and one-sided operations share one
  * completion queue, its dispatch by work request id and the slot bookkeeping, which change together
  * on the loop; split apart, each part would reach into the others' state.
@@ -87,14 +82,6 @@ final class ClientDataPath implements RpmaEventLoop.BusyPoller, RpmaEventLoop.Io
 
     private int nextRequestId;
 
-    /** Receives posted and not yet completed. */
-    private int postedReceives;
-
-    /** Raw: receives whose repost waits for the next request's send or look at the queue, and how many. */
-    private final int[] deferredReposts;
-
-    private int deferredCount;
-
     private @Nullable RpmaConnection connection;
 
     private @Nullable RpmaCompletionQueue cq;
@@ -117,7 +104,6 @@ final class ClientDataPath implements RpmaEventLoop.BusyPoller, RpmaEventLoop.Io
         this.freeSends = this.allSends;
         this.operations = new OneSidedOperation[settings.oneSidedDepth()];
         this.freeOperations = (settings.oneSidedDepth() >= 64) ? -1L : (1L << settings.oneSidedDepth()) - 1;
-        this.deferredReposts = new int[slots.receives.length];
     }
 
     /** Posts every receive on the request, so that the server's first frame has one. */
@@ -125,7 +111,6 @@ final class ClientDataPath implements RpmaEventLoop.BusyPoller, RpmaEventLoop.Io
         for (int i = 0; i < this.slots.receives.length; i++) {
             request.receive(this.slots.receiveRegion, this.slots.offset(i), this.slots.receiveLength, i);
         }
-        this.postedReceives = this.slots.receives.length;
     }
 
     /** Established: completions are taken from now on, and the framing's HELLO goes out. */
@@ -155,7 +140,6 @@ final class ClientDataPath implements RpmaEventLoop.BusyPoller, RpmaEventLoop.Io
         }
         this.waiting.add(request);
         pump();
-        repostDeferred();
         return true;
     }
 
@@ -325,7 +309,6 @@ final class ClientDataPath implements RpmaEventLoop.BusyPoller, RpmaEventLoop.Io
     }
 
     private int takeBatch() {
-        repostDeferred();
         int count;
         try {
             count = cq().poll(this.batch);
@@ -402,7 +385,6 @@ final class ClientDataPath implements RpmaEventLoop.BusyPoller, RpmaEventLoop.Io
     }
 
     private void received(int slot, int length) {
-        this.postedReceives--;
         ByteBuffer frame = this.slots.receives[slot];
         if (this.framing == null) {
             byte[] message = new byte[length];
@@ -414,12 +396,7 @@ final class ClientDataPath implements RpmaEventLoop.BusyPoller, RpmaEventLoop.Io
             else {
                 this.owner.unsolicited(message);
             }
-            if (this.postedReceives >= this.settings.rawWindow()) {
-                deferRepost(slot);
-            }
-            else {
-                repostAfterDelivery(slot);
-            }
+            repostAfterDelivery(slot);
             return;
         }
         int type;
@@ -469,22 +446,6 @@ final class ClientDataPath implements RpmaEventLoop.BusyPoller, RpmaEventLoop.Io
         }
     }
 
-    private void deferRepost(int slot) {
-        if (!this.stopped) {
-            this.deferredReposts[this.deferredCount++] = slot;
-        }
-    }
-
-    private void repostDeferred() {
-        int count = this.deferredCount;
-        this.deferredCount = 0;
-        for (int i = 0; i < count && !this.stopped; i++) {
-            if (!repost(this.deferredReposts[i])) {
-                return;
-            }
-        }
-    }
-
     private static byte[] payload(ByteBuffer frame) {
         byte[] payload = new byte[RpmaFraming.payloadLength(frame)];
         frame.get(RpmaFraming.HEADER_SIZE, payload);
@@ -499,7 +460,6 @@ final class ClientDataPath implements RpmaEventLoop.BusyPoller, RpmaEventLoop.Io
             this.owner.dataPathFailed("rpma_recv failed: " + ex.getMessage(), ex);
             return false;
         }
-        this.postedReceives++;
         if (this.framing != null) {
             this.framing.receiveReposted();
         }
