@@ -38,17 +38,18 @@ awk -v side=client -f "$HERE/lib-ratios.awk" -f /dev/stdin "$FILE" <<'EOF'
 /^RESULT / && kv($0, "client") == "javab" { hasb = 1 }
 /^INFO / && kv($0, "javab_jar") != "" { jarb = kv($0, "javab_jar") }
 # the lower quartile of WHO's per-round values of TEST and METRIC ("" without rounds)
-function lowerquartile(who, test, metric,   k, n, v, i, j, t) {
+function lowerquartile(who, test, metric,   k, n, v) {
   n = 0
   for (k = 1; k <= reps; k++)
     if ((who, test, metric, repname[k]) in one) v[++n] = one[who, test, metric, repname[k]] + 0
   if (n == 0) return ""
-  for (i = 2; i <= n; i++) { t = v[i]; for (j = i - 1; j >= 1 && v[j] > t; j--) v[j + 1] = v[j]; v[j + 1] = t }
+  sortn(v, n)
   return v[int(n / 4) + 1]
 }
-function quiet(who, label,   q, c) {
-  q = lowerquartile(who, "pingpong/1", "p50"); c = lowerquartile("c", "pingpong/1", "p50")
-  return (q == "" || c == "" || c == 0) ? "" : sprintf(", %s %s us (%.2f of C's)", label, fmt(q), q / c)
+# ", LABEL q us (q/c of C's)" for WHO's request/reply p50 in its quieter rounds, against C's c
+function quiet(who, label, c,   q) {
+  q = lowerquartile(who, "pingpong/1", "p50")
+  return (q == "" || c == 0) ? "" : sprintf(", %s %s us (%.2f of C's)", label, fmt(q), q / c)
 }
 END {
   rate1 = "1 connection x " k1 " in flight"; ratec = kc " connections x " ki " in flight"
@@ -94,9 +95,10 @@ END {
     row("client CPU per message, " rate1 ", B / A", "rate/1", "cpu", "us", 0, 0, "java")
     subject = "java"
   }
-  if (lowerquartile("c", "pingpong/1", "p50") != "")
+  quietc = lowerquartile("c", "pingpong/1", "p50")
+  if (quietc != "")
     printf "\nRequest/reply p50 in the quieter rounds (lower quartile of the per-round p50s): C %s us%s%s.\n",
-      fmt(lowerquartile("c", "pingpong/1", "p50")), quiet("java", "Java"), hasb ? quiet("javab", "B") : ""
+      fmt(quietc), quiet("java", "Java", quietc), hasb ? quiet("javab", "B", quietc) : ""
   printf "\n%d rounds; %s; the C server busy-polls (baseline_server --busy-poll-us), the Java client runs with %s.\n",
     reps, header, (args == "") ? "its defaults" : args
   if (errors > 0 || fails > 0) printf "\n**%d client errors, %d FAIL lines: see the results file.**\n", errors, fails

@@ -18,15 +18,19 @@ function kv(line, key,   m) {
   return ""
 }
 function fmt(v) { if (v == "") return "n/a"; return (v >= 100) ? sprintf("%.0f", v) : (v >= 10) ? sprintf("%.1f", v) : sprintf("%.2f", v) }
+# sorts v[1..n] in place (insertion sort: a few dozen rounds at most)
+function sortn(v, n,   i, j, t) {
+  for (i = 2; i <= n; i++) { t = v[i]; for (j = i - 1; j >= 1 && v[j] > t; j--) v[j + 1] = v[j]; v[j + 1] = t }
+}
 # per-round subject/REF ratios of TEST and METRIC into r[1..n], sorted; returns n
-function ratios(ref, test, metric, r,   k, rep, n, i, j, t) {
+function ratios(ref, test, metric, r,   k, rep, n) {
   n = 0
   for (k = 1; k <= reps; k++) {
     rep = repname[k]
     if (((ref, test, metric, rep) in one) && ((subject, test, metric, rep) in one) && one[ref, test, metric, rep] > 0)
       r[++n] = one[subject, test, metric, rep] / one[ref, test, metric, rep]
   }
-  for (i = 2; i <= n; i++) { t = r[i]; for (j = i - 1; j >= 1 && r[j] > t; j--) r[j + 1] = r[j]; r[j + 1] = t }
+  sortn(r, n)
   return n
 }
 function median(r, n) { return (n % 2) ? r[(n + 1) / 2] : (r[n / 2] + r[n / 2 + 1]) / 2 }

@@ -171,23 +171,20 @@ public final class ClientLoopBenchmark {
 
         private final Variant variant;
 
-        private final boolean framed;
-
         private final Thread loop;
 
         private long nextValue = 1;
 
         Bench(Variant variant, int index) throws InterruptedException {
             this.variant = variant;
-            this.framed = variant.framed();
-            this.stub = new DataPathStub(this.fake, this.framed ? DataPathStub.Peer.FRAMED_ECHO : DataPathStub.Peer.RAW_ECHO);
+            this.stub = new DataPathStub(this.fake, variant.framed() ? DataPathStub.Peer.FRAMED_ECHO : DataPathStub.Peer.RAW_ECHO);
             String name = "bench" + index;
             this.client = RpmaClient.builder(Rpma.using(this.stub))
                 .name(name)
                 .address(ADDRESS)
                 .port(PORT + index)
-                .mode(this.framed ? RpmaWireMode.FRAMED : RpmaWireMode.RAW)
-                .maxMessageSize(this.framed ? 4096 : PAYLOAD)
+                .mode(variant.framed() ? RpmaWireMode.FRAMED : RpmaWireMode.RAW)
+                .maxMessageSize(variant.framed() ? 4096 : PAYLOAD)
                 .receiveSlots(32)
                 .rawWindow(16)
                 .build();
@@ -247,7 +244,7 @@ public final class ClientLoopBenchmark {
                     values[k] = this.nextValue++;
                     // the client copies the payload when called: one array serves every call
                     LITTLE_ENDIAN_LONG.set(payload, 0, values[k]);
-                    futures[k] = this.framed ? this.client.request("bench", payload) : this.client.exchange(payload);
+                    futures[k] = this.variant.framed() ? this.client.request("bench", payload) : this.client.exchange(payload);
                 }
             }
         }
@@ -291,7 +288,7 @@ public final class ClientLoopBenchmark {
         void next() {
             this.value = this.bench.nextValue++;
             LITTLE_ENDIAN_LONG.set(this.payload, 0, this.value);
-            CompletableFuture<byte[]> reply = this.bench.framed ? this.bench.client.request("bench", this.payload)
+            CompletableFuture<byte[]> reply = this.bench.variant.framed() ? this.bench.client.request("bench", this.payload)
                     : this.bench.client.exchange(this.payload);
             reply.whenComplete(this);
         }
