@@ -44,6 +44,10 @@
 #                             a second JVM on this jar runs every test too (client=javab), warmed up
 #                             and settled as the first; each round runs the three clients back to
 #                             back, in an order that turns from round to round (compare.sh client-ab)
+#   CLIENT_MAIN, CLIENT_MAIN_B [dev.rpma.benchmarks.client.PingPongLoadClient]  the JVMs' main
+#                             classes: BarePingPongClient or BareLoopPingPongClient (ONLY="pingpong 1")
+#                             put the floor of a JVM on the binding, alone or on the event loop,
+#                             without the client, beside the C client
 #   RESULTS_FILE [$BIN/client-compare-results.txt]  in the VM, in a directory shared with -w
 set -uo pipefail
 HERE=$(dirname "$(realpath "$0")")
@@ -87,7 +91,7 @@ start() {
   wait_for_line "$LOG/server.log" listening 10 "$server_pid" || { fail "the C server did not start"; cat "$LOG/server.log"; return 1; }
   [ -s "$CLIENT_JAR" ] || { fail "no $CLIENT_JAR (mvn -pl rpma-benchmarks -am package)"; return 1; }
   # shellcheck disable=SC2086  # JAVA_CLIENT_OPTS is a word list
-  coproc JAVA_CLIENT { exec java $JAVA_CLIENT_OPTS -cp "$CLIENT_JAR" dev.rpma.benchmarks.client.PingPongLoadClient \
+  coproc JAVA_CLIENT { exec java $JAVA_CLIENT_OPTS -cp "$CLIENT_JAR" "${CLIENT_MAIN:-dev.rpma.benchmarks.client.PingPongLoadClient}" \
     --commands 2> "$LOG/java-client.err"; }
   java_pid=$JAVA_CLIENT_PID
   to_java=${JAVA_CLIENT[1]}
@@ -98,11 +102,11 @@ start() {
   # bash keeps one coprocess: the second JVM talks through two named pipes
   mkfifo "$LOG/b.in" "$LOG/b.out"
   # shellcheck disable=SC2086
-  java $JAVA_CLIENT_OPTS -cp "$CLIENT_JAR_B" dev.rpma.benchmarks.client.PingPongLoadClient --commands \
+  java $JAVA_CLIENT_OPTS -cp "$CLIENT_JAR_B" "${CLIENT_MAIN_B:-dev.rpma.benchmarks.client.PingPongLoadClient}" --commands \
     < "$LOG/b.in" > "$LOG/b.out" 2> "$LOG/javab-client.err" &
   javab_pid=$!
   exec {to_javab}> "$LOG/b.in" {from_javab}< "$LOG/b.out"
-  echo "INFO javab_pid=$javab_pid javab_jar=$CLIENT_JAR_B"
+  echo "INFO javab_pid=$javab_pid javab_jar=$CLIENT_JAR_B javab_main=${CLIENT_MAIN_B:-PingPongLoadClient}"
 }
 
 # run CLIENT(c|java) PROTO(pingpong|rate) CONNECTIONS REP

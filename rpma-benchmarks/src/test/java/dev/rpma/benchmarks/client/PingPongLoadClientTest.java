@@ -8,9 +8,7 @@ import java.io.StringReader;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.time.Duration;
 import java.util.List;
-import java.util.Map;
 
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -19,16 +17,8 @@ import org.junit.jupiter.api.io.TempDir;
 import dev.rpma.benchmarks.client.PingPongLoadClient.Options;
 import dev.rpma.benchmarks.client.LoadRuns.Result;
 import dev.rpma.binding.Rpma;
-import dev.rpma.binding.RpmaConnectionConfig;
 import dev.rpma.binding.testing.FakeLibRpma;
-import dev.rpma.server.RpmaEndpointSettings;
-import dev.rpma.server.RpmaIncomingRequest;
-import dev.rpma.server.RpmaMessageListener;
-import dev.rpma.server.RpmaQueueSizes;
-import dev.rpma.server.RpmaRequestHandler;
 import dev.rpma.server.RpmaServer;
-import dev.rpma.server.RpmaServerSettings;
-import dev.rpma.server.RpmaWireMode;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
@@ -116,32 +106,7 @@ class PingPongLoadClientTest {
         return Options.parse(List.of(line.split(" ")));
     }
 
-    /** A raw endpoint that answers each little-endian counter with the counter plus {@code step}. */
     private void listen(int step) {
-        RpmaEndpointSettings endpoint = new RpmaEndpointSettings("pingpong", ADDRESS, PORT)
-            .withMessages(RpmaEndpointSettings.Messages.DEFAULTS.withMode(RpmaWireMode.RAW).withSlots(16, 16)
-                .withMaxMessageSize(Long.BYTES));
-        RpmaMessageListener pong = (message, session) -> session.newMessage().putLong(message.getLong(0) + step).flip();
-        this.server = RpmaServer.listen(this.rpma, RpmaServerSettings.of(List.of(endpoint))
-            .withEventLoops(1, Duration.ZERO)
-            .withGracePeriod(Duration.ZERO), new RpmaServer.Components() {
-
-                @Override
-                public RpmaRequestHandler handler(String name) {
-                    return RpmaIncomingRequest::connect;
-                }
-
-                @Override
-                public Map<String, RpmaMessageListener> messageListeners(String name) {
-                    return Map.of("", pong);
-                }
-
-                @Override
-                public RpmaConnectionConfig requestConfig(Rpma rpma, RpmaEndpointSettings settings,
-                        RpmaQueueSizes needed) {
-                    return rpma.newConnectionConfig().cqSize(needed.cq()).sqSize(needed.sq()).rqSize(needed.rq());
-                }
-            });
-        this.server.start();
+        this.server = LoopbackPingPongServer.listen(this.rpma, ADDRESS, PORT, step);
     }
 }

@@ -1,0 +1,230 @@
+package dev.rpma.benchmarks.client;
+
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.nio.file.Path;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Locale;
+
+import org.jspecify.annotations.Nullable;
+
+import dev.rpma.benchmarks.client.LoadRuns.Result;
+import dev.rpma.binding.CompletionMode;
+import dev.rpma.binding.MemoryUsage;
+import dev.rpma.binding.PeerRole;
+import dev.rpma.binding.Rpma;
+import dev.rpma.binding.RpmaCompletionQueue;
+import dev.rpma.binding.RpmaCompletions;
+import dev.rpma.binding.RpmaConnection;
+import dev.rpma.binding.RpmaConnectionEvent;
+import dev.rpma.binding.RpmaConnectionRequest;
+import dev.rpma.binding.RpmaMemoryRegion;
+import dev.rpma.binding.RpmaOpcode;
+import dev.rpma.binding.RpmaPeer;
+import dev.rpma.binding.io.Epoll;
+
+/**
+ * {@code load_client pingpong} with one connection and one message in flight, written in Java as
+ * {@code load_client.c} is written in C: one thread, straight on the binding ({@code rpma-jna}), no
+ * event loop, no client, no future. The floor a JVM reaches with this binding: beside the C client
+ * and {@link PingPongLoadClient} in one run ({@code CLIENT_MAIN_B=dev.rpma.benchmarks.client.BarePingPongClient
+ * CLIENT_JAR_B=... ONLY="pingpong 1" compare.sh client}) it splits the Java client's gap to C into
+ * what the JVM and the binding cost and what the client's own layers cost.
+ *
+ * <p>Each round: the value into the send slot, the start time, {@code rpma_send}, then completions
+ * until the send's and the receive's both came (a look with {@code rpma_cq_get_wc}; when it finds
+ * nothing, one {@code epoll_wait} over the completion channel and the connection's events, then
+ * {@code rpma_cq_wait}), the end time, the check, and the receive posted again outside the timed
+ * interval: the C client's steps in its order. The same arguments (only {@code --concurrency 1} and
+ * {@code --inflight 1}) and the same {@code RESULT pingpong ...} line.
+ */
+public final class BarePingPongClient {
+
+    static final String USAGE = "usage: pingpong ADDR PORT [--rounds R] [--warmup W] [--concurrency 1] [--inflight 1]"
+            + " [--timeout SEC] [--latency-file F]";
+
+    private static final long EVENTS = 1;
+
+    private static final long COMPLETIONS = 2;
+
+    private BarePingPongClient() {
+    }
+
+    public static void main(String[] args) throws IOException {
+        LoadRuns.main("BarePingPongClient", USAGE, args, (arguments) -> run(Rpma.get(), Options.parse(arguments)));
+    }
+
+    record Options(String address, int port, int rounds, int warmup, @Nullable Path latencyFile) {
+
+        static Options parse(List<String> args) {
+            if (args.size() < 3 || !args.get(0).equals("pingpong")) {
+                throw new IllegalArgumentException("expected pingpong ADDR PORT [options], got " + args);
+            }
+            int rounds = 2000;
+            int warmup = 0;
+            Path latencyFile = null;
+            for (int i = 3; i < args.size(); i += 2) {
+                String option = args.get(i);
+                if (i + 1 >= args.size()) {
+                    throw new IllegalArgumentException(option + " needs a value");
+                }
+                String value = args.get(i + 1);
+                switch (option) {
+                    case "--rounds" -> rounds = (int) LoadRuns.number(option, value, 0, Integer.MAX_VALUE - 8);
+                    case "--warmup" -> warmup = (int) LoadRuns.number(option, value, 0, Integer.MAX_VALUE - 8);
+                    case "--concurrency", "--inflight" -> LoadRuns.number(option, value, 1, 1);
+                    case "--timeout" -> LoadRuns.number(option, value, 1, 86400);
+                    case "--latency-file" -> latencyFile = Path.of(value);
+                    default -> throw new IllegalArgumentException("unknown option " + option);
+                }
+            }
+            return new Options(args.get(1), (int) LoadRuns.number("PORT", args.get(2), 1, 65535), rounds, warmup,
+                    latencyFile);
+        }
+    }
+
+    static Result run(Rpma rpma, Options options) {
+        long[] latencies = new long[options.rounds()];
+        ByteBuffer sendSlot = ByteBuffer.allocateDirect(Long.BYTES).order(ByteOrder.LITTLE_ENDIAN);
+        ByteBuffer receiveSlot = ByteBuffer.allocateDirect(Long.BYTES).order(ByteOrder.LITTLE_ENDIAN);
+        String failure = null;
+        int done = 0;
+        long first = 0;
+        long last = 0;
+        try (RpmaPeer peer = rpma.openPeer(options.address(), PeerRole.CLIENT);
+                RpmaMemoryRegion sendRegion = peer.register(sendSlot, MemoryUsage.SEND);
+                RpmaMemoryRegion receiveRegion = peer.register(receiveSlot, MemoryUsage.RECV);
+                Epoll epoll = new Epoll(2)) {
+            RpmaConnection connection;
+            try (RpmaConnectionRequest request = peer.newConnectionRequest(options.address(), options.port(), null)) {
+                request.receive(receiveRegion, 0, Long.BYTES, 0);
+                connection = request.connect(null);
+            }
+            try (RpmaConnection conn = connection) {
+                RpmaConnectionEvent event = nextEvent(conn);
+                if (event != RpmaConnectionEvent.ESTABLISHED) {
+                    return new Result("ERROR the connection was not established: " + event, false);
+                }
+                RpmaCompletionQueue cq = conn.completionQueue();
+                epoll.add(cq.fd(), COMPLETIONS);
+                epoll.add(conn.eventFd(), EVENTS);
+                RpmaCompletions batch = new RpmaCompletions(8);
+                long value = 1L << 32;
+                for (int r = 0; r < options.warmup() + options.rounds() && failure == null; r++) {
+                    sendSlot.putLong(0, value);
+                    long t0 = System.nanoTime();
+                    if (r == options.warmup()) {
+                        first = t0;
+                    }
+                    conn.send(sendRegion, 0, Long.BYTES, CompletionMode.ALWAYS, 0);
+                    failure = awaitSendAndReceive(conn, cq, batch, epoll);
+                    long t1 = System.nanoTime();
+                    if (failure != null) {
+                        break;
+                    }
+                    long got = receiveSlot.getLong(0);
+                    if (got != value + 1) {
+                        failure = "round " + r + ": sent " + value + ", got " + got;
+                        break;
+                    }
+                    if (r >= options.warmup()) {
+                        latencies[done++] = t1 - t0;
+                        last = t1;
+                    }
+                    value = got;
+                    if (r + 1 < options.warmup() + options.rounds()) {
+                        conn.receive(receiveRegion, 0, Long.BYTES, 0);
+                    }
+                }
+                epoll.remove(cq.fd());
+                epoll.remove(conn.eventFd());
+                conn.disconnect();
+                awaitEnd(conn);
+            }
+        }
+        catch (RuntimeException ex) {
+            failure = "the client failed: " + ex;
+        }
+        if (failure != null) {
+            System.err.println("BarePingPongClient: " + failure);
+        }
+        long[] sorted = Arrays.copyOf(latencies, done);
+        Arrays.sort(sorted);
+        double sum = 0;
+        for (long latency : sorted) {
+            sum += latency;
+        }
+        double seconds = (last > first) ? (last - first) / 1e9 : 0;
+        boolean written = LoadRuns.writeLatencies(options.latencyFile(), sorted, "BarePingPongClient");
+        String line = String.format(Locale.ROOT, "RESULT pingpong addr=%s concurrency=1 rounds=%d seconds=%.3f"
+                + " rate=%.1f p50_us=%.1f p99_us=%.1f mean_us=%.1f min_us=%.1f max_us=%.1f retries=0 errors=%d"
+                + " inflight=1", options.address(), done, seconds, (seconds > 0) ? done / seconds : 0,
+                LoadRuns.percentile(sorted, 50) / 1e3, LoadRuns.percentile(sorted, 99) / 1e3,
+                (done > 0) ? sum / done / 1e3 : 0, (done > 0) ? sorted[0] / 1e3 : 0,
+                (done > 0) ? sorted[done - 1] / 1e3 : 0, (failure != null) ? 1 : 0);
+        return new Result(line, failure == null && done == options.rounds() && written);
+    }
+
+    /** Completions until the send's and the receive's came, sleeping when a look finds none; why not, or null. */
+    private static @Nullable String awaitSendAndReceive(RpmaConnection conn, RpmaCompletionQueue cq,
+            RpmaCompletions batch, Epoll epoll) {
+        int sends = 1;
+        int receives = 1;
+        while (sends > 0 || receives > 0) {
+            int got = cq.poll(batch);
+            if (got == 0) {
+                int ready = epoll.await(-1);
+                for (int i = 0; i < ready; i++) {
+                    if (epoll.token(i) == EVENTS) {
+                        RpmaConnectionEvent event = conn.nextEvent();
+                        if (event == RpmaConnectionEvent.CLOSED || event == RpmaConnectionEvent.LOST) {
+                            return "the server ended the connection: " + event;
+                        }
+                    }
+                    else {
+                        cq.await();
+                    }
+                }
+                continue;
+            }
+            for (int i = 0; i < got; i++) {
+                if (!batch.isSuccess(i)) {
+                    return "a completion failed: status " + batch.status(i);
+                }
+                RpmaOpcode opcode = batch.opcode(i);
+                if (opcode == RpmaOpcode.SEND) {
+                    sends--;
+                }
+                else if (opcode == RpmaOpcode.RECV) {
+                    receives--;
+                }
+            }
+        }
+        return null;
+    }
+
+    /** The connection's next event, waiting for it; its event fd is non-blocking from then on. */
+    static RpmaConnectionEvent nextEvent(RpmaConnection conn) {
+        conn.configureEventsBlocking(false);
+        try (Epoll epoll = new Epoll(1)) {
+            epoll.add(conn.eventFd(), EVENTS);
+            RpmaConnectionEvent event;
+            while ((event = conn.nextEvent()) == null) {
+                epoll.await(-1);
+            }
+            epoll.remove(conn.eventFd());
+            return event;
+        }
+    }
+
+    /** Waits for the connection's CLOSED (or LOST) after a disconnect. */
+    static void awaitEnd(RpmaConnection conn) {
+        RpmaConnectionEvent event;
+        do {
+            event = nextEvent(conn);
+        }
+        while (event != RpmaConnectionEvent.CLOSED && event != RpmaConnectionEvent.LOST);
+    }
+}

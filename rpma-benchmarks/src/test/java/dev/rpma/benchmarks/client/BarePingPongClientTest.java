@@ -1,0 +1,95 @@
+package dev.rpma.benchmarks.client;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import dev.rpma.benchmarks.client.BarePingPongClient.Options;
+import dev.rpma.benchmarks.client.LoadRuns.Result;
+import dev.rpma.binding.Rpma;
+import dev.rpma.binding.testing.FakeLibRpma;
+import dev.rpma.server.RpmaServer;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
+
+/**
+ * The two bare clients, on their own thread and on an event loop, against a raw ping-pong server of
+ * this JVM over {@link FakeLibRpma#loopback()}: every round trip checked and measured, nothing left
+ * open, load_client's RESULT line.
+ */
+class BarePingPongClientTest {
+
+    private static final String ADDRESS = "192.0.2.1";
+
+    private static final int PORT = 7601;
+
+    private final FakeLibRpma fake = FakeLibRpma.loopback();
+
+    private final Rpma rpma = Rpma.using(this.fake);
+
+    private RpmaServer server;
+
+    @AfterEach
+    void stop() {
+        if (this.server != null) {
+            this.server.close();
+        }
+        this.fake.assertNoViolations();
+        this.fake.close();
+    }
+
+    @Test
+    void onItsOwnThreadEveryRoundTripAfterTheWarmUpIsMeasured(@TempDir Path dir) throws IOException {
+        this.server = LoopbackPingPongServer.listen(this.rpma, ADDRESS, PORT, 1);
+        Path latencies = dir.resolve("lat");
+        Result result = BarePingPongClient.run(this.rpma, options("--rounds 300 --warmup 50 --latency-file " + latencies));
+        assertMeasured(result, latencies);
+    }
+
+    @Test
+    void onAnEventLoopEveryRoundTripAfterTheWarmUpIsMeasured(@TempDir Path dir) throws IOException {
+        this.server = LoopbackPingPongServer.listen(this.rpma, ADDRESS, PORT, 1);
+        Path latencies = dir.resolve("lat");
+        Result result = BareLoopPingPongClient.run(this.rpma, options("--rounds 300 --warmup 50 --latency-file "
+                + latencies));
+        assertMeasured(result, latencies);
+        assertThat(result.line()).containsPattern(" loop_wakeups_per_msg=\\d+\\.\\d{3}$");
+    }
+
+    @Test
+    void aWrongReplyFailsTheRunOnEither() {
+        this.server = LoopbackPingPongServer.listen(this.rpma, ADDRESS, PORT, 2);
+        for (Result result : List.of(BarePingPongClient.run(this.rpma, options("--rounds 20")),
+                BareLoopPingPongClient.run(this.rpma, options("--rounds 20")))) {
+            assertThat(result.ok()).isFalse();
+            assertThat(result.line()).contains(" rounds=0 ").contains(" errors=1 ");
+        }
+    }
+
+    @Test
+    void onlyOneConnectionWithOneMessageInFlight() {
+        assertThatIllegalArgumentException().isThrownBy(() -> options("--inflight 2"));
+        assertThatIllegalArgumentException().isThrownBy(() -> options("--concurrency 4"));
+        assertThatIllegalArgumentException().isThrownBy(() -> options("--busy-poll-us 50"));
+        assertThat(options("--concurrency 1 --inflight 1 --timeout 30")).isEqualTo(new Options(ADDRESS, PORT, 2000, 0,
+                null));
+    }
+
+    private static void assertMeasured(Result result, Path latencies) throws IOException {
+        assertThat(result.ok()).as(result.line()).isTrue();
+        assertThat(result.line()).startsWith("RESULT pingpong addr=192.0.2.1 concurrency=1 rounds=300 seconds=")
+            .contains(" retries=0 errors=0 inflight=1").matches(".* p50_us=[0-9.]+ p99_us=[0-9.]+ .*");
+        assertThat(Files.readAllLines(latencies).stream().map(Long::parseLong).toList()).hasSize(300).isSorted()
+            .allMatch((ns) -> ns > 0);
+    }
+
+    private static Options options(String extra) {
+        return Options.parse(List.of(("pingpong " + ADDRESS + " " + PORT + " " + extra).trim().split(" ")));
+    }
+}
