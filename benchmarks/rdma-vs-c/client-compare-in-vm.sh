@@ -35,6 +35,7 @@
 #   JIT_SETTLE_ROUNDS [8], JIT_QUIET_MS [100]   as in compare-in-vm.sh, for the Java client
 #   CLIENT_JAR [rpma-benchmarks/target/benchmarks.jar]
 #   JAVA_CLIENT_OPTS [-XX:+UseSerialGC -Xms64m -Xmx256m -XX:-UsePerfData]  the server comparison's
+#   JAVA_CLIENT_OPTS_B [JAVA_CLIENT_OPTS]  the second JVM's options (CLIENT_JAR_B)
 #   JAVA_CLIENT_ARGS []       more PingPongLoadClient options for every Java run (--event-loops N,
 #                             --busy-poll-us N; defaults: the client's, 1 loop without a busy poll,
 #                             which looks at its queues until empty and sleeps, as load_client
@@ -102,7 +103,7 @@ start() {
   # bash keeps one coprocess: the second JVM talks through two named pipes
   mkfifo "$LOG/b.in" "$LOG/b.out"
   # shellcheck disable=SC2086
-  java $JAVA_CLIENT_OPTS -cp "$CLIENT_JAR_B" "${CLIENT_MAIN_B:-dev.rpma.benchmarks.client.PingPongLoadClient}" --commands \
+  java ${JAVA_CLIENT_OPTS_B:-$JAVA_CLIENT_OPTS} -cp "$CLIENT_JAR_B" "${CLIENT_MAIN_B:-dev.rpma.benchmarks.client.PingPongLoadClient}" --commands \
     < "$LOG/b.in" > "$LOG/b.out" 2> "$LOG/javab-client.err" &
   javab_pid=$!
   exec {to_javab}> "$LOG/b.in" {from_javab}< "$LOG/b.out"
