@@ -59,7 +59,7 @@ settle_jit() {
 
 # pooled DIR KEY: percentiles (nearest rank) over every measured operation of all rounds, from the
 # latency files DIR/lat-WHO-PROTO-CONCURRENCY (load_client --latency-file): one line per file,
-#   POOLED KEY=WHO test=PROTO/CONCURRENCY n=.. p50_us=.. p99_us=.. max_us=..
+#   POOLED KEY=WHO test=PROTO/CONCURRENCY n=.. p50_us=.. p99_us=.. max_us=.. p25_us=..
 pooled() {
   local f name n
   for f in "$1"/lat-*; do
@@ -68,9 +68,11 @@ pooled() {
     sort -n "$f" > "$f.sorted"
     n=$(wc -l < "$f.sorted")
     awk -v n="$n" -v name="$name" -v key="$2" '
-      BEGIN { split(name, k, "-"); r50 = int(n * 0.50); if (r50 < n * 0.50) r50++; r99 = int(n * 0.99); if (r99 < n * 0.99) r99++ }
-      NR == r50 { p50 = $1 } NR == r99 { p99 = $1 } NR == n { max = $1 }
-      END { printf "POOLED %s=%s test=%s/%s n=%d p50_us=%.1f p99_us=%.1f max_us=%.1f\n", key, k[1], k[2], k[3], n, p50 / 1000, p99 / 1000, max / 1000 }' "$f.sorted"
+      BEGIN { split(name, k, "-"); r25 = int(n * 0.25); if (r25 < n * 0.25) r25++; r50 = int(n * 0.50); if (r50 < n * 0.50) r50++
+              r99 = int(n * 0.99); if (r99 < n * 0.99) r99++ }
+      NR == r25 { p25 = $1 } NR == r50 { p50 = $1 } NR == r99 { p99 = $1 } NR == n { max = $1 }
+      END { printf "POOLED %s=%s test=%s/%s n=%d p50_us=%.1f p99_us=%.1f max_us=%.1f p25_us=%.1f\n", key, k[1], k[2], k[3], n,
+              p50 / 1000, p99 / 1000, max / 1000, p25 / 1000 }' "$f.sorted"
   done
 }
 

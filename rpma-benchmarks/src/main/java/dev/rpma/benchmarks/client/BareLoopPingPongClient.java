@@ -34,8 +34,14 @@ import dev.rpma.server.loop.RpmaEventLoop;
  * nothing) and its channel the fd it sleeps on. No client, no request, no future: beside
  * {@link BarePingPongClient} and {@link PingPongLoadClient} it splits the Java client's gap to C into
  * the binding, the loop and the client's own layers. Same arguments and {@code RESULT} line.
+ *
+ * <p>With the system property {@value #TOUCH_PAGES} = N it reads one word of each of N separate pages
+ * after each reply, before the next send: what work at that place costs a round trip
+ * ({@code JAVA_CLIENT_OPTS_B="... -Drpma.benchmarks.touch-pages=256"}).
  */
 public final class BareLoopPingPongClient {
+
+    static final String TOUCH_PAGES = "rpma.benchmarks.touch-pages";
 
     private BareLoopPingPongClient() {
     }
@@ -125,6 +131,12 @@ public final class BareLoopPingPongClient {
         private final RpmaEventLoop loop;
 
         private final RpmaCompletions batch = new RpmaCompletions(8);
+
+        /** A page each ({@value BareLoopPingPongClient#TOUCH_PAGES}), read after each reply. */
+        private final long[][] pages = new long[Integer.getInteger(TOUCH_PAGES, 0)][512];
+
+        /** What the reads added up to, kept so that they are not optimized away. */
+        long touched;
 
         private final long[] latencies;
 
@@ -239,6 +251,11 @@ public final class BareLoopPingPongClient {
         }
 
         private void roundDone() {
+            long sum = 0;
+            for (long[] page : this.pages) {
+                sum += page[0];
+            }
+            this.touched += sum;
             long t1 = System.nanoTime();
             long got = this.receiveSlot.getLong(0);
             if (got != this.value + 1) {

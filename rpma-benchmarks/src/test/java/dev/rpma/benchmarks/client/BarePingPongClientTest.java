@@ -63,6 +63,20 @@ class BarePingPongClientTest {
     }
 
     @Test
+    void onAnEventLoopItCanReadPagesAfterEachReply() {
+        this.server = LoopbackPingPongServer.listen(this.rpma, ADDRESS, PORT, 1);
+        System.setProperty(BareLoopPingPongClient.TOUCH_PAGES, "16");
+        try {
+            Result result = BareLoopPingPongClient.run(this.rpma, options("--rounds 50"));
+            assertThat(result.ok()).as(result.line()).isTrue();
+            assertThat(result.line()).contains(" rounds=50 ");
+        }
+        finally {
+            System.clearProperty(BareLoopPingPongClient.TOUCH_PAGES);
+        }
+    }
+
+    @Test
     void aWrongReplyFailsTheRunOnEither() {
         this.server = LoopbackPingPongServer.listen(this.rpma, ADDRESS, PORT, 2);
         for (Result result : List.of(BarePingPongClient.run(this.rpma, options("--rounds 20")),
