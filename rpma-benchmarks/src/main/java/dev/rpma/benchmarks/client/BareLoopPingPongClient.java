@@ -4,7 +4,6 @@ import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.time.Duration;
-import java.util.Arrays;
 import java.util.Locale;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
@@ -288,27 +287,10 @@ public final class BareLoopPingPongClient {
         }
 
         Result result() {
-            String why = this.failure;
-            if (why != null) {
-                System.err.println("BareLoopPingPongClient: " + why);
-            }
-            long[] sorted = Arrays.copyOf(this.latencies, this.measured);
-            Arrays.sort(sorted);
-            double sum = 0;
-            for (long latency : sorted) {
-                sum += latency;
-            }
-            int n = sorted.length;
-            double seconds = (this.last > this.first) ? (this.last - this.first) / 1e9 : 0;
-            boolean written = LoadRuns.writeLatencies(this.options.latencyFile(), sorted, "BareLoopPingPongClient");
-            String line = String.format(Locale.ROOT, "RESULT pingpong addr=%s concurrency=1 rounds=%d seconds=%.3f"
-                    + " rate=%.1f p50_us=%.1f p99_us=%.1f mean_us=%.1f min_us=%.1f max_us=%.1f retries=0 errors=%d"
-                    + " inflight=1 loop_wakeups_per_msg=%.3f", this.options.address(), n, seconds,
-                    (seconds > 0) ? n / seconds : 0, LoadRuns.percentile(sorted, 50) / 1e3,
-                    LoadRuns.percentile(sorted, 99) / 1e3, (n > 0) ? sum / n / 1e3 : 0, (n > 0) ? sorted[0] / 1e3 : 0,
-                    (n > 0) ? sorted[n - 1] / 1e3 : 0, (why != null) ? 1 : 0,
-                    (n > 0) ? (double) this.loop.wakeups() / (this.total) : 0);
-            return new Result(line, why == null && n == this.options.rounds() && written);
+            String extra = String.format(Locale.ROOT, " loop_wakeups_per_msg=%.3f",
+                    (this.total > 0) ? (double) this.loop.wakeups() / this.total : 0);
+            return BarePingPongClient.result("BareLoopPingPongClient", this.options, this.latencies, this.measured,
+                    this.first, this.last, this.failure, extra);
         }
     }
 }

@@ -65,12 +65,9 @@ public final class BarePingPongClient {
             int rounds = 2000;
             int warmup = 0;
             Path latencyFile = null;
-            for (int i = 3; i < args.size(); i += 2) {
-                String option = args.get(i);
-                if (i + 1 >= args.size()) {
-                    throw new IllegalArgumentException(option + " needs a value");
-                }
-                String value = args.get(i + 1);
+            for (LoadRuns.Option each : LoadRuns.options(args)) {
+                String option = each.name();
+                String value = each.value();
                 switch (option) {
                     case "--rounds" -> rounds = (int) LoadRuns.number(option, value, 0, Integer.MAX_VALUE - 8);
                     case "--warmup" -> warmup = (int) LoadRuns.number(option, value, 0, Integer.MAX_VALUE - 8);
@@ -147,24 +144,34 @@ public final class BarePingPongClient {
         catch (RuntimeException ex) {
             failure = "the client failed: " + ex;
         }
+        return result("BarePingPongClient", options, latencies, done, first, last, failure, "");
+    }
+
+    /**
+     * The RESULT line of a bare client's run, in {@code load_client}'s format, the latencies written to
+     * the options' file; {@code failure} (why the run failed, or null) goes to standard error and
+     * {@code extra} (" key=value ...") at the end of the line.
+     */
+    static Result result(String program, Options options, long[] latencies, int measured, long first, long last,
+            @Nullable String failure, String extra) {
         if (failure != null) {
-            System.err.println("BarePingPongClient: " + failure);
+            System.err.println(program + ": " + failure);
         }
-        long[] sorted = Arrays.copyOf(latencies, done);
+        long[] sorted = Arrays.copyOf(latencies, measured);
         Arrays.sort(sorted);
         double sum = 0;
         for (long latency : sorted) {
             sum += latency;
         }
         double seconds = (last > first) ? (last - first) / 1e9 : 0;
-        boolean written = LoadRuns.writeLatencies(options.latencyFile(), sorted, "BarePingPongClient");
+        boolean written = LoadRuns.writeLatencies(options.latencyFile(), sorted, program);
         String line = String.format(Locale.ROOT, "RESULT pingpong addr=%s concurrency=1 rounds=%d seconds=%.3f"
                 + " rate=%.1f p50_us=%.1f p99_us=%.1f mean_us=%.1f min_us=%.1f max_us=%.1f retries=0 errors=%d"
-                + " inflight=1", options.address(), done, seconds, (seconds > 0) ? done / seconds : 0,
+                + " inflight=1", options.address(), measured, seconds, (seconds > 0) ? measured / seconds : 0,
                 LoadRuns.percentile(sorted, 50) / 1e3, LoadRuns.percentile(sorted, 99) / 1e3,
-                (done > 0) ? sum / done / 1e3 : 0, (done > 0) ? sorted[0] / 1e3 : 0,
-                (done > 0) ? sorted[done - 1] / 1e3 : 0, (failure != null) ? 1 : 0);
-        return new Result(line, failure == null && done == options.rounds() && written);
+                (measured > 0) ? sum / measured / 1e3 : 0, (measured > 0) ? sorted[0] / 1e3 : 0,
+                (measured > 0) ? sorted[measured - 1] / 1e3 : 0, (failure != null) ? 1 : 0);
+        return new Result(line + extra, failure == null && measured == options.rounds() && written);
     }
 
     /** Completions until the send's and the receive's came, sleeping when a look finds none; why not, or null. */

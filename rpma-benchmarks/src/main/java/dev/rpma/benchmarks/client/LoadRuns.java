@@ -9,6 +9,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.function.Function;
 
@@ -147,6 +148,26 @@ final class LoadRuns {
             }
             out.flush();
         }
+    }
+
+    /** One {@code --name value} pair of a load client's arguments. */
+    record Option(String name, String value) {
+    }
+
+    /**
+     * The {@code --name value} pairs of {@code args} after {@code MODE ADDR PORT}, in order.
+     *
+     * @throws IllegalArgumentException for a name without a value
+     */
+    static List<Option> options(List<String> args) {
+        List<Option> options = new ArrayList<>();
+        for (int i = 3; i < args.size(); i += 2) {
+            if (i + 1 >= args.size()) {
+                throw new IllegalArgumentException(args.get(i) + " needs a value");
+            }
+            options.add(new Option(args.get(i), args.get(i + 1)));
+        }
+        return options;
     }
 
     /** An option's value, as {@code load_client} checks it. */

@@ -130,12 +130,9 @@ public final class WriteLoadClient {
             Path latencyFile = null;
             int eventLoops = 1;
             long busyPoll = 0;
-            for (int i = 3; i < args.size(); i += 2) {
-                String option = args.get(i);
-                if (i + 1 >= args.size()) {
-                    throw new IllegalArgumentException(option + " needs a value");
-                }
-                String value = args.get(i + 1);
+            for (LoadRuns.Option each : LoadRuns.options(args)) {
+                String option = each.name();
+                String value = each.value();
                 switch (option) {
                     case "--size" -> size = (int) LoadRuns.number(option, value, 1, 1 << 30);
                     case "--rounds" -> rounds = (int) LoadRuns.number(option, value, 0, Integer.MAX_VALUE);

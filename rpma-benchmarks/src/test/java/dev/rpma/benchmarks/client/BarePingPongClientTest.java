@@ -11,9 +11,7 @@ import org.junit.jupiter.api.io.TempDir;
 
 import dev.rpma.benchmarks.client.BarePingPongClient.Options;
 import dev.rpma.benchmarks.client.LoadRuns.Result;
-import dev.rpma.binding.Rpma;
 import dev.rpma.binding.testing.FakeLibRpma;
-import dev.rpma.server.RpmaServer;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
@@ -29,34 +27,27 @@ class BarePingPongClientTest {
 
     private static final int PORT = 7601;
 
-    private final FakeLibRpma fake = FakeLibRpma.loopback();
+    private final Loopback loopback = new Loopback();
 
-    private final Rpma rpma = Rpma.using(this.fake);
-
-    private RpmaServer server;
 
     @AfterEach
     void stop() {
-        if (this.server != null) {
-            this.server.close();
-        }
-        this.fake.assertNoViolations();
-        this.fake.close();
+        this.loopback.close();
     }
 
     @Test
     void onItsOwnThreadEveryRoundTripAfterTheWarmUpIsMeasured(@TempDir Path dir) throws IOException {
-        this.server = LoopbackPingPongServer.listen(this.rpma, ADDRESS, PORT, 1);
+        this.loopback.listenPingPong(ADDRESS, PORT, 1);
         Path latencies = dir.resolve("lat");
-        Result result = BarePingPongClient.run(this.rpma, options("--rounds 300 --warmup 50 --latency-file " + latencies));
+        Result result = BarePingPongClient.run(this.loopback.rpma, options("--rounds 300 --warmup 50 --latency-file " + latencies));
         assertMeasured(result, latencies);
     }
 
     @Test
     void onAnEventLoopEveryRoundTripAfterTheWarmUpIsMeasured(@TempDir Path dir) throws IOException {
-        this.server = LoopbackPingPongServer.listen(this.rpma, ADDRESS, PORT, 1);
+        this.loopback.listenPingPong(ADDRESS, PORT, 1);
         Path latencies = dir.resolve("lat");
-        Result result = BareLoopPingPongClient.run(this.rpma, options("--rounds 300 --warmup 50 --latency-file "
+        Result result = BareLoopPingPongClient.run(this.loopback.rpma, options("--rounds 300 --warmup 50 --latency-file "
                 + latencies));
         assertMeasured(result, latencies);
         assertThat(result.line()).containsPattern(" loop_wakeups_per_msg=\\d+\\.\\d{3}$");
@@ -64,10 +55,10 @@ class BarePingPongClientTest {
 
     @Test
     void onAnEventLoopItCanReadPagesAfterEachReply() {
-        this.server = LoopbackPingPongServer.listen(this.rpma, ADDRESS, PORT, 1);
+        this.loopback.listenPingPong(ADDRESS, PORT, 1);
         System.setProperty(BareLoopPingPongClient.TOUCH_PAGES, "16");
         try {
-            Result result = BareLoopPingPongClient.run(this.rpma, options("--rounds 50"));
+            Result result = BareLoopPingPongClient.run(this.loopback.rpma, options("--rounds 50"));
             assertThat(result.ok()).as(result.line()).isTrue();
             assertThat(result.line()).contains(" rounds=50 ");
         }
@@ -78,9 +69,9 @@ class BarePingPongClientTest {
 
     @Test
     void aWrongReplyFailsTheRunOnEither() {
-        this.server = LoopbackPingPongServer.listen(this.rpma, ADDRESS, PORT, 2);
-        for (Result result : List.of(BarePingPongClient.run(this.rpma, options("--rounds 20")),
-                BareLoopPingPongClient.run(this.rpma, options("--rounds 20")))) {
+        this.loopback.listenPingPong(ADDRESS, PORT, 2);
+        for (Result result : List.of(BarePingPongClient.run(this.loopback.rpma, options("--rounds 20")),
+                BareLoopPingPongClient.run(this.loopback.rpma, options("--rounds 20")))) {
             assertThat(result.ok()).isFalse();
             assertThat(result.line()).contains(" rounds=0 ").contains(" errors=1 ");
         }

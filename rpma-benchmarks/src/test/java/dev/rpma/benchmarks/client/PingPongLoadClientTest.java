@@ -16,9 +16,7 @@ import org.junit.jupiter.api.io.TempDir;
 
 import dev.rpma.benchmarks.client.PingPongLoadClient.Options;
 import dev.rpma.benchmarks.client.LoadRuns.Result;
-import dev.rpma.binding.Rpma;
 import dev.rpma.binding.testing.FakeLibRpma;
-import dev.rpma.server.RpmaServer;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
@@ -33,26 +31,19 @@ class PingPongLoadClientTest {
 
     private static final int PORT = 7600;
 
-    private final FakeLibRpma fake = FakeLibRpma.loopback();
+    private final Loopback loopback = new Loopback();
 
-    private final Rpma rpma = Rpma.using(this.fake);
-
-    private RpmaServer server;
 
     @AfterEach
     void stop() {
-        if (this.server != null) {
-            this.server.close();
-        }
-        this.fake.assertNoViolations();
-        this.fake.close();
+        this.loopback.close();
     }
 
     @Test
     void oneConnectionOneInFlightMeasuresEveryRoundTripAfterTheWarmUp(@TempDir Path dir) throws IOException {
         listen(1);
         Path latencies = dir.resolve("lat");
-        Result result = PingPongLoadClient.run(this.rpma,
+        Result result = PingPongLoadClient.run(this.loopback.rpma,
                 options("--rounds 300 --warmup 50 --latency-file " + latencies));
         assertThat(result.ok()).as(result.line()).isTrue();
         assertThat(result.line()).startsWith("RESULT pingpong addr=192.0.2.1 concurrency=1 rounds=300 seconds=")
@@ -64,7 +55,7 @@ class PingPongLoadClientTest {
     @Test
     void manyConnectionsKeepTheirMessagesInFlight() {
         listen(1);
-        Result result = PingPongLoadClient.run(this.rpma, options("--rounds 100 --warmup 10 --concurrency 3 --inflight 4"));
+        Result result = PingPongLoadClient.run(this.loopback.rpma, options("--rounds 100 --warmup 10 --concurrency 3 --inflight 4"));
         assertThat(result.ok()).as(result.line()).isTrue();
         assertThat(result.line()).contains(" concurrency=3 rounds=300 ").contains(" errors=0 inflight=4 ")
             .containsPattern(" loop_wakeups_per_msg=\\d+\\.\\d{3} jit_wait_ms=\\d+$");
@@ -73,7 +64,7 @@ class PingPongLoadClientTest {
     @Test
     void aWrongReplyFailsTheRun() {
         listen(2);
-        Result result = PingPongLoadClient.run(this.rpma, options("--rounds 20 --timeout 10"));
+        Result result = PingPongLoadClient.run(this.loopback.rpma, options("--rounds 20 --timeout 10"));
         assertThat(result.ok()).isFalse();
         assertThat(result.line()).contains(" rounds=0 ").contains(" errors=1 ");
     }
@@ -83,7 +74,7 @@ class PingPongLoadClientTest {
         listen(1);
         String port = String.valueOf(PORT);
         ByteArrayOutputStream out = new ByteArrayOutputStream();
-        PingPongLoadClient.commands(this.rpma, new BufferedReader(new StringReader("pingpong " + ADDRESS + " " + port
+        PingPongLoadClient.commands(this.loopback.rpma, new BufferedReader(new StringReader("pingpong " + ADDRESS + " " + port
                 + " --rounds 20\n\npingpong " + ADDRESS + " " + port + " --inflight 0\n")), new PrintStream(out, true,
                         StandardCharsets.UTF_8));
         assertThat(out.toString(StandardCharsets.UTF_8).lines()).satisfiesExactly(
@@ -107,6 +98,6 @@ class PingPongLoadClientTest {
     }
 
     private void listen(int step) {
-        this.server = LoopbackPingPongServer.listen(this.rpma, ADDRESS, PORT, step);
+        this.loopback.listenPingPong(ADDRESS, PORT, step);
     }
 }

@@ -19,14 +19,9 @@ import org.junit.jupiter.api.Test;
 import dev.rpma.benchmarks.client.LoadRuns.Result;
 import dev.rpma.benchmarks.client.WriteLoadClient.Options;
 import dev.rpma.binding.MemoryUsage;
-import dev.rpma.binding.Rpma;
-import dev.rpma.binding.RpmaConnectionConfig;
 import dev.rpma.binding.testing.FakeLibRpma;
 import dev.rpma.server.RpmaEndpointSettings;
-import dev.rpma.server.RpmaMessageListener;
-import dev.rpma.server.RpmaQueueSizes;
 import dev.rpma.server.RpmaRegionDefinition;
-import dev.rpma.server.RpmaRequestHandler;
 import dev.rpma.server.RpmaServer;
 import dev.rpma.server.RpmaServerSettings;
 import dev.rpma.server.RpmaWireMode;
@@ -45,27 +40,20 @@ class WriteLoadClientTest {
 
     private static final int PORT = 7601;
 
-    private final FakeLibRpma fake = FakeLibRpma.loopback();
-
-    private final Rpma rpma = Rpma.using(this.fake);
+    private final Loopback loopback = new Loopback();
 
     private final ByteBuffer region = ByteBuffer.allocateDirect(4096);
 
-    private RpmaServer server;
 
     @AfterEach
     void stop() {
-        if (this.server != null) {
-            this.server.close();
-        }
-        this.fake.assertNoViolations();
-        this.fake.close();
+        this.loopback.close();
     }
 
     @Test
     void everyChainWritesItsOwnBytesIntoItsPlaceAndFlushesThem() {
         listen(EnumSet.of(MemoryUsage.WRITE_DST, MemoryUsage.FLUSH_TYPE_VISIBILITY));
-        Result result = WriteLoadClient.run(this.rpma, options("--size 512 --rounds 50 --warmup 5 --concurrency 2"
+        Result result = WriteLoadClient.run(this.loopback.rpma, options("--size 512 --rounds 50 --warmup 5 --concurrency 2"
                 + " --inflight 2"));
         assertThat(result.ok()).as(result.line()).isTrue();
         assertThat(result.line()).startsWith("RESULT write addr=192.0.2.1 concurrency=2 size=512 rounds=100 seconds=")
@@ -79,7 +67,7 @@ class WriteLoadClientTest {
     @Test
     void aRegionThatRefusesTheFlushFailsTheRun() {
         listen(EnumSet.of(MemoryUsage.WRITE_DST));
-        Result result = WriteLoadClient.run(this.rpma, options("--size 64 --rounds 10 --timeout 10"));
+        Result result = WriteLoadClient.run(this.loopback.rpma, options("--size 64 --rounds 10 --timeout 10"));
         assertThat(result.ok()).isFalse();
         assertThat(result.line()).contains(" rounds=0 ").doesNotContain(" errors=0 ");
     }
@@ -87,7 +75,7 @@ class WriteLoadClientTest {
     @Test
     void aRegionSmallerThanOneWriteFailsTheRunSayingSo() {
         listen(EnumSet.of(MemoryUsage.WRITE_DST, MemoryUsage.FLUSH_TYPE_VISIBILITY));
-        Result result = WriteLoadClient.run(this.rpma, options("--size 8192 --rounds 10 --timeout 10"));
+        Result result = WriteLoadClient.run(this.loopback.rpma, options("--size 8192 --rounds 10 --timeout 10"));
         assertThat(result.ok()).isFalse();
         assertThat(result.line()).contains(" rounds=0 ").contains(" errors=1 ");
     }
@@ -96,7 +84,7 @@ class WriteLoadClientTest {
     void commandsRunOneLineEachAndSayWhichAreNotRuns() throws IOException {
         listen(EnumSet.of(MemoryUsage.WRITE_DST, MemoryUsage.FLUSH_TYPE_VISIBILITY));
         ByteArrayOutputStream out = new ByteArrayOutputStream();
-        WriteLoadClient.commands(this.rpma, new BufferedReader(new StringReader("write " + ADDRESS + " " + PORT
+        WriteLoadClient.commands(this.loopback.rpma, new BufferedReader(new StringReader("write " + ADDRESS + " " + PORT
                 + " --size 64 --rounds 20\nwrite " + ADDRESS + " " + PORT + "\n")), new PrintStream(out, true,
                         StandardCharsets.UTF_8));
         assertThat(out.toString(StandardCharsets.UTF_8).lines()).satisfiesExactly(
@@ -122,27 +110,10 @@ class WriteLoadClientTest {
         RpmaEndpointSettings endpoint = new RpmaEndpointSettings("flush", ADDRESS, PORT)
             .withMessages(RpmaEndpointSettings.Messages.DEFAULTS.withMode(RpmaWireMode.RAW).withMaxMessageSize(Long.BYTES));
         RpmaRegionDefinition exposed = new RpmaRegionDefinition("persistent", this.region, usages, Set.of());
-        this.server = RpmaServer.listen(this.rpma, RpmaServerSettings.of(List.of(endpoint))
+        this.loopback.serve(RpmaServer.listen(this.loopback.rpma, RpmaServerSettings.of(List.of(endpoint))
             .withEventLoops(1, Duration.ZERO)
             .withGracePeriod(Duration.ZERO)
-            .withRegions(List.of(exposed)), new RpmaServer.Components() {
-
-                @Override
-                public RpmaRequestHandler handler(String name) {
-                    return (request) -> request.connect(request.commonData("persistent").encode());
-                }
-
-                @Override
-                public Map<String, RpmaMessageListener> messageListeners(String name) {
-                    return Map.of();
-                }
-
-                @Override
-                public RpmaConnectionConfig requestConfig(Rpma rpma, RpmaEndpointSettings settings,
-                        RpmaQueueSizes needed) {
-                    return rpma.newConnectionConfig().cqSize(needed.cq()).sqSize(needed.sq()).rqSize(needed.rq());
-                }
-            });
-        this.server.start();
+            .withRegions(List.of(exposed)), Loopback.components(
+                    (request) -> request.connect(request.commonData("persistent").encode()), Map.of())));
     }
 }
