@@ -77,5 +77,6 @@ function row(label, test, metric, unit, limit, higher, ref,   c, j, r, n, m, ok,
 /^POOLED / {
   test = kv($0, "test"); who = kv($0, side)
   pooled[who, test, "p50"] = kv($0, "p50_us"); pooled[who, test, "p99"] = kv($0, "p99_us"); pooledn[who, test] = kv($0, "n")
+  pooled[who, test, "p25"] = kv($0, "p25_us")
 }
 /^FAIL/ { fails++ }
