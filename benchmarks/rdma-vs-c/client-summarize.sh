@@ -16,7 +16,8 @@
 # A last line gives each client's request/reply p50 in its quieter rounds: the lower quartile of its
 # per-round p50s. The emulator's noise does not fall on both clients alike (the C client, which sleeps
 # after one empty look, loses more in noisy rounds), so the median of the per-round ratios can sit
-# nearer 1 than the clients are where the emulator is quiet; the line informs.
+# nearer 1 than the clients are where the emulator is quiet; the line informs. The next gives each
+# client's p25 over all rounds pooled (POOLED p25_us), the fast round trips, which slow ones move least.
 # Targets: request/reply (1 connection, 1 in flight) p50 <= 1.10 of the C client's; message rate with
 # 16 in flight >= 0.9 of the C client's, both with 1 connection x 16 and with 16 connections x 8. The
 # p99 and the CPU rows inform.
@@ -46,15 +47,13 @@ function lowerquartile(who, test, metric,   k, n, v) {
   sortn(v, n)
   return v[int(n / 4) + 1]
 }
-# ", LABEL q us (q/c of C's)" for WHO's request/reply p50 in its quieter rounds, against C's c
-function quiet(who, label, c,   q) {
-  q = lowerquartile(who, "pingpong/1", "p50")
-  return (q == "" || c == 0) ? "" : sprintf(", %s %s us (%.2f of C's)", label, fmt(q), q / c)
+# ", LABEL v us (v/c of C's)", or "" without v or c
+function against(label, v, c) {
+  return (v == "" || v == 0 || c == 0) ? "" : sprintf(", %s %s us (%.2f of C's)", label, fmt(v), v / c)
 }
-# ", LABEL p us (p/c of C's)" for WHO's request/reply p25 over all rounds pooled, against C's c
-function fast(who, label, c,   p) {
-  p = ((who, "pingpong/1", "p25") in pooled) ? pooled[who, "pingpong/1", "p25"] + 0 : 0
-  return (p == 0 || c == 0) ? "" : sprintf(", %s %s us (%.2f of C's)", label, fmt(p), p / c)
+# WHO's request/reply p25 over all rounds pooled, 0 without one
+function fast(who) {
+  return ((who, "pingpong/1", "p25") in pooled) ? pooled[who, "pingpong/1", "p25"] + 0 : 0
 }
 END {
   rate1 = "1 connection x " k1 " in flight"; ratec = kc " connections x " ki " in flight"
@@ -103,11 +102,12 @@ END {
   quietc = lowerquartile("c", "pingpong/1", "p50")
   if (quietc != "")
     printf "\nRequest/reply p50 in the quieter rounds (lower quartile of the per-round p50s): C %s us%s%s.\n",
-      fmt(quietc), quiet("java", "Java", quietc), hasb ? quiet("javab", "B", quietc) : ""
-  fastc = (("c", "pingpong/1", "p25") in pooled) ? pooled["c", "pingpong/1", "p25"] + 0 : 0
+      fmt(quietc), against("Java", lowerquartile("java", "pingpong/1", "p50"), quietc),
+      hasb ? against("B", lowerquartile("javab", "pingpong/1", "p50"), quietc) : ""
+  fastc = fast("c")
   if (fastc > 0)
     printf "Request/reply p25 over all rounds pooled (the fast round trips): C %s us%s%s.\n",
-      fmt(fastc), fast("java", "Java", fastc), hasb ? fast("javab", "B", fastc) : ""
+      fmt(fastc), against("Java", fast("java"), fastc), hasb ? against("B", fast("javab"), fastc) : ""
   printf "\n%d rounds; %s; the C server busy-polls (baseline_server --busy-poll-us), the Java client runs with %s.\n",
     reps, header, (args == "") ? "its defaults" : args
   if (errors > 0 || fails > 0) printf "\n**%d client errors, %d FAIL lines: see the results file.**\n", errors, fails

@@ -1,8 +1,6 @@
 package dev.rpma.benchmarks.client;
 
 import java.io.IOException;
-import java.nio.ByteBuffer;
-import java.nio.ByteOrder;
 import java.time.Duration;
 import java.util.Locale;
 import java.util.concurrent.CountDownLatch;
@@ -12,18 +10,10 @@ import org.jspecify.annotations.Nullable;
 
 import dev.rpma.benchmarks.client.BarePingPongClient.Options;
 import dev.rpma.benchmarks.client.LoadRuns.Result;
-import dev.rpma.binding.CompletionMode;
-import dev.rpma.binding.MemoryUsage;
-import dev.rpma.binding.PeerRole;
 import dev.rpma.binding.Rpma;
 import dev.rpma.binding.RpmaCompletionQueue;
 import dev.rpma.binding.RpmaCompletions;
-import dev.rpma.binding.RpmaConnection;
-import dev.rpma.binding.RpmaConnectionEvent;
-import dev.rpma.binding.RpmaConnectionRequest;
-import dev.rpma.binding.RpmaMemoryRegion;
 import dev.rpma.binding.RpmaOpcode;
-import dev.rpma.binding.RpmaPeer;
 import dev.rpma.binding.io.FileDescriptors;
 import dev.rpma.server.loop.RpmaEventLoop;
 
@@ -51,57 +41,40 @@ public final class BareLoopPingPongClient {
     }
 
     static Result run(Rpma rpma, Options options) {
-        ByteBuffer sendSlot = ByteBuffer.allocateDirect(Long.BYTES).order(ByteOrder.LITTLE_ENDIAN);
-        ByteBuffer receiveSlot = ByteBuffer.allocateDirect(Long.BYTES).order(ByteOrder.LITTLE_ENDIAN);
-        Chain chain = null;
+        BareSession session;
+        try {
+            session = BareSession.open(rpma, options.address(), options.port());
+        }
+        catch (BareSession.NotEstablished ex) {
+            return new Result("ERROR " + ex.getMessage(), false);
+        }
+        catch (RuntimeException ex) {
+            return new Result("ERROR the client failed: " + ex, false);
+        }
         RpmaEventLoop loop = new RpmaEventLoop("bare-loop", Duration.ZERO);
-        try (RpmaPeer peer = rpma.openPeer(options.address(), PeerRole.CLIENT);
-                RpmaMemoryRegion sendRegion = peer.register(sendSlot, MemoryUsage.SEND);
-                RpmaMemoryRegion receiveRegion = peer.register(receiveSlot, MemoryUsage.RECV)) {
-            RpmaConnection connection;
-            try (RpmaConnectionRequest request = peer.newConnectionRequest(options.address(), options.port(), null)) {
-                request.receive(receiveRegion, 0, Long.BYTES, 0);
-                connection = request.connect(null);
+        Chain chain = new Chain(options, session, loop);
+        try (session) {
+            loop.start();
+            loop.execute(chain::start);
+            if (!chain.done.await(600, TimeUnit.SECONDS)) {
+                chain.failure = "not done in time";
             }
-            try (RpmaConnection conn = connection) {
-                RpmaConnectionEvent event = BarePingPongClient.nextEvent(conn);
-                if (event != RpmaConnectionEvent.ESTABLISHED) {
-                    return new Result("ERROR the connection was not established: " + event, false);
-                }
-                Chain running = new Chain(options, conn, sendRegion, sendSlot, receiveRegion, receiveSlot, loop);
-                chain = running;
-                loop.start();
-                loop.execute(running::start);
-                if (!running.done.await(600, TimeUnit.SECONDS)) {
-                    running.failure = "not done in time";
-                }
-                CountDownLatch detached = new CountDownLatch(1);
-                loop.execute(() -> {
-                    running.detach();
-                    detached.countDown();
-                });
-                detached.await(10, TimeUnit.SECONDS);
-                conn.disconnect();
-                BarePingPongClient.awaitEnd(conn);
-            }
+            CountDownLatch detached = new CountDownLatch(1);
+            loop.execute(() -> {
+                chain.detach();
+                detached.countDown();
+            });
+            detached.await(10, TimeUnit.SECONDS);
         }
         catch (InterruptedException ex) {
             Thread.currentThread().interrupt();
-            if (chain != null) {
-                chain.failure = "interrupted";
-            }
+            chain.failure = "interrupted";
         }
         catch (RuntimeException ex) {
-            if (chain == null) {
-                return new Result("ERROR the client failed: " + ex, false);
-            }
             chain.failure = "the client failed: " + ex;
         }
         finally {
             loop.shutdown();
-        }
-        if (chain == null) {
-            return new Result("ERROR no chain", false);
         }
         return chain.result();
     }
@@ -115,17 +88,9 @@ public final class BareLoopPingPongClient {
 
         private final Options options;
 
-        private final RpmaConnection conn;
+        private final BareSession session;
 
         private final RpmaCompletionQueue cq;
-
-        private final RpmaMemoryRegion sendRegion;
-
-        private final ByteBuffer sendSlot;
-
-        private final RpmaMemoryRegion receiveRegion;
-
-        private final ByteBuffer receiveSlot;
 
         private final RpmaEventLoop loop;
 
@@ -161,15 +126,10 @@ public final class BareLoopPingPongClient {
 
         private long registration;
 
-        Chain(Options options, RpmaConnection conn, RpmaMemoryRegion sendRegion, ByteBuffer sendSlot,
-                RpmaMemoryRegion receiveRegion, ByteBuffer receiveSlot, RpmaEventLoop loop) {
+        Chain(Options options, BareSession session, RpmaEventLoop loop) {
             this.options = options;
-            this.conn = conn;
-            this.cq = conn.completionQueue();
-            this.sendRegion = sendRegion;
-            this.sendSlot = sendSlot;
-            this.receiveRegion = receiveRegion;
-            this.receiveSlot = receiveSlot;
+            this.session = session;
+            this.cq = session.completionQueue();
             this.loop = loop;
             this.latencies = new long[options.rounds()];
             this.total = options.warmup() + options.rounds();
@@ -201,14 +161,14 @@ public final class BareLoopPingPongClient {
         }
 
         private void send() {
-            this.sendSlot.putLong(0, this.value);
+            this.session.put(this.value);
             this.sends = 1;
             this.receives = 1;
             this.t0 = System.nanoTime();
             if (this.round == this.options.warmup()) {
                 this.first = this.t0;
             }
-            this.conn.send(this.sendRegion, 0, Long.BYTES, CompletionMode.ALWAYS, 0);
+            this.session.send();
         }
 
         @Override
@@ -256,7 +216,7 @@ public final class BareLoopPingPongClient {
             }
             this.touched += sum;
             long t1 = System.nanoTime();
-            long got = this.receiveSlot.getLong(0);
+            long got = this.session.received();
             if (got != this.value + 1) {
                 end("round " + this.round + ": sent " + this.value + ", got " + got);
                 return;
@@ -271,7 +231,7 @@ public final class BareLoopPingPongClient {
                 return;
             }
             try {
-                this.conn.receive(this.receiveRegion, 0, Long.BYTES, 0);
+                this.session.repost();
                 send();
             }
             catch (RuntimeException ex) {

@@ -1,8 +1,6 @@
 package dev.rpma.benchmarks.client;
 
 import java.io.IOException;
-import java.nio.ByteBuffer;
-import java.nio.ByteOrder;
 import java.nio.file.Path;
 import java.util.Arrays;
 import java.util.List;
@@ -11,18 +9,11 @@ import java.util.Locale;
 import org.jspecify.annotations.Nullable;
 
 import dev.rpma.benchmarks.client.LoadRuns.Result;
-import dev.rpma.binding.CompletionMode;
-import dev.rpma.binding.MemoryUsage;
-import dev.rpma.binding.PeerRole;
 import dev.rpma.binding.Rpma;
 import dev.rpma.binding.RpmaCompletionQueue;
 import dev.rpma.binding.RpmaCompletions;
-import dev.rpma.binding.RpmaConnection;
 import dev.rpma.binding.RpmaConnectionEvent;
-import dev.rpma.binding.RpmaConnectionRequest;
-import dev.rpma.binding.RpmaMemoryRegion;
 import dev.rpma.binding.RpmaOpcode;
-import dev.rpma.binding.RpmaPeer;
 import dev.rpma.binding.io.Epoll;
 
 /**
@@ -44,8 +35,6 @@ public final class BarePingPongClient {
 
     static final String USAGE = "usage: pingpong ADDR PORT [--rounds R] [--warmup W] [--concurrency 1] [--inflight 1]"
             + " [--timeout SEC] [--latency-file F]";
-
-    private static final long EVENTS = 1;
 
     private static final long COMPLETIONS = 2;
 
@@ -84,62 +73,48 @@ public final class BarePingPongClient {
 
     static Result run(Rpma rpma, Options options) {
         long[] latencies = new long[options.rounds()];
-        ByteBuffer sendSlot = ByteBuffer.allocateDirect(Long.BYTES).order(ByteOrder.LITTLE_ENDIAN);
-        ByteBuffer receiveSlot = ByteBuffer.allocateDirect(Long.BYTES).order(ByteOrder.LITTLE_ENDIAN);
         String failure = null;
         int done = 0;
         long first = 0;
         long last = 0;
-        try (RpmaPeer peer = rpma.openPeer(options.address(), PeerRole.CLIENT);
-                RpmaMemoryRegion sendRegion = peer.register(sendSlot, MemoryUsage.SEND);
-                RpmaMemoryRegion receiveRegion = peer.register(receiveSlot, MemoryUsage.RECV);
+        try (BareSession session = BareSession.open(rpma, options.address(), options.port());
                 Epoll epoll = new Epoll(2)) {
-            RpmaConnection connection;
-            try (RpmaConnectionRequest request = peer.newConnectionRequest(options.address(), options.port(), null)) {
-                request.receive(receiveRegion, 0, Long.BYTES, 0);
-                connection = request.connect(null);
-            }
-            try (RpmaConnection conn = connection) {
-                RpmaConnectionEvent event = nextEvent(conn);
-                if (event != RpmaConnectionEvent.ESTABLISHED) {
-                    return new Result("ERROR the connection was not established: " + event, false);
+            RpmaCompletionQueue cq = session.completionQueue();
+            epoll.add(cq.fd(), COMPLETIONS);
+            epoll.add(session.eventFd(), BareSession.EVENTS);
+            RpmaCompletions batch = new RpmaCompletions(8);
+            long value = 1L << 32;
+            for (int r = 0; r < options.warmup() + options.rounds(); r++) {
+                session.put(value);
+                long t0 = System.nanoTime();
+                if (r == options.warmup()) {
+                    first = t0;
                 }
-                RpmaCompletionQueue cq = conn.completionQueue();
-                epoll.add(cq.fd(), COMPLETIONS);
-                epoll.add(conn.eventFd(), EVENTS);
-                RpmaCompletions batch = new RpmaCompletions(8);
-                long value = 1L << 32;
-                for (int r = 0; r < options.warmup() + options.rounds() && failure == null; r++) {
-                    sendSlot.putLong(0, value);
-                    long t0 = System.nanoTime();
-                    if (r == options.warmup()) {
-                        first = t0;
-                    }
-                    conn.send(sendRegion, 0, Long.BYTES, CompletionMode.ALWAYS, 0);
-                    failure = awaitSendAndReceive(conn, cq, batch, epoll);
-                    long t1 = System.nanoTime();
-                    if (failure != null) {
-                        break;
-                    }
-                    long got = receiveSlot.getLong(0);
-                    if (got != value + 1) {
-                        failure = "round " + r + ": sent " + value + ", got " + got;
-                        break;
-                    }
-                    if (r >= options.warmup()) {
-                        latencies[done++] = t1 - t0;
-                        last = t1;
-                    }
-                    value = got;
-                    if (r + 1 < options.warmup() + options.rounds()) {
-                        conn.receive(receiveRegion, 0, Long.BYTES, 0);
-                    }
+                session.send();
+                failure = awaitSendAndReceive(session, cq, batch, epoll);
+                long t1 = System.nanoTime();
+                if (failure != null) {
+                    break;
                 }
-                epoll.remove(cq.fd());
-                epoll.remove(conn.eventFd());
-                conn.disconnect();
-                awaitEnd(conn);
+                long got = session.received();
+                if (got != value + 1) {
+                    failure = "round " + r + ": sent " + value + ", got " + got;
+                    break;
+                }
+                if (r >= options.warmup()) {
+                    latencies[done++] = t1 - t0;
+                    last = t1;
+                }
+                value = got;
+                if (r + 1 < options.warmup() + options.rounds()) {
+                    session.repost();
+                }
             }
+            epoll.remove(cq.fd());
+            epoll.remove(session.eventFd());
+        }
+        catch (BareSession.NotEstablished ex) {
+            return new Result("ERROR " + ex.getMessage(), false);
         }
         catch (RuntimeException ex) {
             failure = "the client failed: " + ex;
@@ -175,7 +150,7 @@ public final class BarePingPongClient {
     }
 
     /** Completions until the send's and the receive's came, sleeping when a look finds none; why not, or null. */
-    private static @Nullable String awaitSendAndReceive(RpmaConnection conn, RpmaCompletionQueue cq,
+    private static @Nullable String awaitSendAndReceive(BareSession session, RpmaCompletionQueue cq,
             RpmaCompletions batch, Epoll epoll) {
         int sends = 1;
         int receives = 1;
@@ -184,8 +159,8 @@ public final class BarePingPongClient {
             if (got == 0) {
                 int ready = epoll.await(-1);
                 for (int i = 0; i < ready; i++) {
-                    if (epoll.token(i) == EVENTS) {
-                        RpmaConnectionEvent event = conn.nextEvent();
+                    if (epoll.token(i) == BareSession.EVENTS) {
+                        RpmaConnectionEvent event = session.pollEvent();
                         if (event == RpmaConnectionEvent.CLOSED || event == RpmaConnectionEvent.LOST) {
                             return "the server ended the connection: " + event;
                         }
@@ -210,28 +185,5 @@ public final class BarePingPongClient {
             }
         }
         return null;
-    }
-
-    /** The connection's next event, waiting for it; its event fd is non-blocking from then on. */
-    static RpmaConnectionEvent nextEvent(RpmaConnection conn) {
-        conn.configureEventsBlocking(false);
-        try (Epoll epoll = new Epoll(1)) {
-            epoll.add(conn.eventFd(), EVENTS);
-            RpmaConnectionEvent event;
-            while ((event = conn.nextEvent()) == null) {
-                epoll.await(-1);
-            }
-            epoll.remove(conn.eventFd());
-            return event;
-        }
-    }
-
-    /** Waits for the connection's CLOSED (or LOST) after a disconnect. */
-    static void awaitEnd(RpmaConnection conn) {
-        RpmaConnectionEvent event;
-        do {
-            event = nextEvent(conn);
-        }
-        while (event != RpmaConnectionEvent.CLOSED && event != RpmaConnectionEvent.LOST);
     }
 }

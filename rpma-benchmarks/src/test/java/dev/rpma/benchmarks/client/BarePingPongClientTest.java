@@ -78,6 +78,16 @@ class BarePingPongClientTest {
     }
 
     @Test
+    void withoutAServerEitherSaysSoAndLeavesNothingOpen() {
+        for (Result result : List.of(BarePingPongClient.run(this.loopback.rpma, options("--rounds 5")),
+                BareLoopPingPongClient.run(this.loopback.rpma, options("--rounds 5")))) {
+            assertThat(result.ok()).isFalse();
+            assertThat(result.line()).startsWith("ERROR the connection was not established: ");
+        }
+        this.loopback.fake.assertAllFreed();
+    }
+
+    @Test
     void onlyOneConnectionWithOneMessageInFlight() {
         assertThatIllegalArgumentException().isThrownBy(() -> options("--inflight 2"));
         assertThatIllegalArgumentException().isThrownBy(() -> options("--concurrency 4"));
