@@ -1,10 +1,16 @@
 package dev.rpma.benchmarks.client;
 
 import java.io.IOException;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.nio.ByteOrder;
 import java.time.Duration;
 import java.util.Locale;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+
+import java.util.function.BiConsumer;
 
 import org.jspecify.annotations.Nullable;
 
@@ -27,10 +33,16 @@ import dev.rpma.server.loop.RpmaEventLoop;
  * <p>With the system property {@value #TOUCH_PAGES} = N it reads one word of each of N separate pages
  * after each reply, before the next send: what work at that place costs a round trip
  * ({@code JAVA_CLIENT_OPTS_B="... -Drpma.benchmarks.touch-pages=256"}).
+ *
+ * <p>With {@value #FUTURES} = true each round trip also goes through what the client's API adds at
+ * the least: a {@link CompletableFuture} made at the send, with the next step as its
+ * {@code whenComplete} callback, completed with the reply copied into a new {@code byte[]}.
  */
 public final class BareLoopPingPongClient {
 
     static final String TOUCH_PAGES = "rpma.benchmarks.touch-pages";
+
+    static final String FUTURES = "rpma.benchmarks.future-per-exchange";
 
     private BareLoopPingPongClient() {
     }
@@ -79,6 +91,9 @@ public final class BareLoopPingPongClient {
         return chain.result();
     }
 
+    private static final VarHandle LITTLE_ENDIAN_LONG = MethodHandles.byteArrayViewVarHandle(long[].class,
+            ByteOrder.LITTLE_ENDIAN);
+
     /** The rounds, on the loop: a round ends when its send's and its receive's completions both came. */
     private static final class Chain implements RpmaEventLoop.BusyPoller, RpmaEventLoop.IoHandler {
 
@@ -101,6 +116,13 @@ public final class BareLoopPingPongClient {
 
         /** What the reads added up to, kept so that they are not optimized away. */
         long touched;
+
+        private final boolean futures = Boolean.getBoolean(FUTURES);
+
+        private final BiConsumer<byte[], @Nullable Throwable> replied = (reply, failure) -> next(System.nanoTime(),
+                (long) LITTLE_ENDIAN_LONG.get(reply, 0));
+
+        private @Nullable CompletableFuture<byte[]> future;
 
         private final long[] latencies;
 
@@ -168,6 +190,11 @@ public final class BareLoopPingPongClient {
             if (this.round == this.options.warmup()) {
                 this.first = this.t0;
             }
+            if (this.futures) {
+                CompletableFuture<byte[]> next = new CompletableFuture<>();
+                next.whenComplete(this.replied);
+                this.future = next;
+            }
             this.session.send();
         }
 
@@ -215,8 +242,17 @@ public final class BareLoopPingPongClient {
                 sum += page[0];
             }
             this.touched += sum;
-            long t1 = System.nanoTime();
-            long got = this.session.received();
+            CompletableFuture<byte[]> waiting = this.future;
+            if (waiting != null) {
+                byte[] reply = new byte[Long.BYTES];
+                LITTLE_ENDIAN_LONG.set(reply, 0, this.session.received());
+                waiting.complete(reply);
+                return;
+            }
+            next(System.nanoTime(), this.session.received());
+        }
+
+        private void next(long t1, long got) {
             if (got != this.value + 1) {
                 end("round " + this.round + ": sent " + this.value + ", got " + got);
                 return;
@@ -247,8 +283,9 @@ public final class BareLoopPingPongClient {
         }
 
         Result result() {
-            String extra = String.format(Locale.ROOT, " loop_wakeups_per_msg=%.3f",
-                    (this.total > 0) ? (double) this.loop.wakeups() / this.total : 0);
+            String extra = String.format(Locale.ROOT, " loop_wakeups_per_msg=%.3f%s",
+                    (this.total > 0) ? (double) this.loop.wakeups() / this.total : 0,
+                    this.futures ? " future_per_exchange=1" : "");
             return BarePingPongClient.result("BareLoopPingPongClient", this.options, this.latencies, this.measured,
                     this.first, this.last, this.failure, extra);
         }

@@ -68,6 +68,36 @@ class BarePingPongClientTest {
     }
 
     @Test
+    void onAnEventLoopEachRoundTripCanGoThroughAFuture(@TempDir Path dir) throws IOException {
+        this.loopback.listenPingPong(ADDRESS, PORT, 1);
+        System.setProperty(BareLoopPingPongClient.FUTURES, "true");
+        try {
+            Path latencies = dir.resolve("lat");
+            Result result = BareLoopPingPongClient.run(this.loopback.rpma, options("--rounds 300 --warmup 50 --latency-file "
+                    + latencies));
+            assertMeasured(result, latencies);
+            assertThat(result.line()).endsWith(" future_per_exchange=1");
+        }
+        finally {
+            System.clearProperty(BareLoopPingPongClient.FUTURES);
+        }
+    }
+
+    @Test
+    void throughAFutureAWrongReplyFailsTheRunToo() {
+        this.loopback.listenPingPong(ADDRESS, PORT, 2);
+        System.setProperty(BareLoopPingPongClient.FUTURES, "true");
+        try {
+            Result result = BareLoopPingPongClient.run(this.loopback.rpma, options("--rounds 20"));
+            assertThat(result.ok()).isFalse();
+            assertThat(result.line()).contains(" rounds=0 ").contains(" errors=1 ").endsWith(" future_per_exchange=1");
+        }
+        finally {
+            System.clearProperty(BareLoopPingPongClient.FUTURES);
+        }
+    }
+
+    @Test
     void aWrongReplyFailsTheRunOnEither() {
         this.loopback.listenPingPong(ADDRESS, PORT, 2);
         for (Result result : List.of(BarePingPongClient.run(this.loopback.rpma, options("--rounds 20")),
