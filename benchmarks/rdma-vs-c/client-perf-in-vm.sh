@@ -20,7 +20,8 @@
 # trips, 1 connection x 1 in flight], RATE1_MESSAGES [40000, 1 connection x 16 in flight], WARMUP_MESSAGES
 # [10000] per warm-up run, WARMUP_RUNS [1], FREQUENCY [2000 Hz], JAVA_CLIENT_ARGS [none; e.g.
 # --busy-poll-us 50], TAG [none: a suffix for the output files], CLIENT_JAR
-# [rpma-benchmarks/target/benchmarks.jar], PORT [7326], CLIENTS ["c java"], TOOLS ["perf strace"; or
+# [rpma-benchmarks/target/benchmarks.jar], CLIENT_MAIN [dev.rpma.benchmarks.client.PingPongLoadClient; or
+# BareLoopPingPongClient, BarePingPongClient: the floors, in place of the client], PORT [7326], CLIENTS ["c java"], TOOLS ["perf strace"; or
 # asprof, Java only], TESTS ["rr rate1"], ASPROF_INTERVAL [2ms].
 # Output in $BIN [target]: client-perf-{c,java}-{rr,rate1}$TAG.txt (perf script: comm, tid, symbols and
 # libraries of each sample), client-strace-{c,java}-{rr,rate1}$TAG.txt, client-perf$TAG.log (RESULT lines).
@@ -37,6 +38,7 @@ FREQUENCY=${FREQUENCY:-2000}
 JAVA_CLIENT_ARGS=${JAVA_CLIENT_ARGS:-}
 TAG=${TAG:-}
 CLIENT_JAR=${CLIENT_JAR:-$ROOT/rpma-benchmarks/target/benchmarks.jar}
+CLIENT_MAIN=${CLIENT_MAIN:-dev.rpma.benchmarks.client.PingPongLoadClient}
 PORT=${PORT:-7326}
 CLIENTS=${CLIENTS:-c java}
 TOOLS=${TOOLS:-perf strace}
@@ -100,13 +102,13 @@ for test in $TESTS; do
 
   for tool in $TOOLS; do
     [[ " $CLIENTS " == *" java "* ]] || break
-    say "== Java client ($JAVA_CLIENT_ARGS), $test, under $tool"
+    say "== Java client ${CLIENT_MAIN##*.} ($JAVA_CLIENT_ARGS), $test, under $tool"
     rm -f "$WORK/ctl" "$WORK/ack" "$WORK/in"
     mkfifo "$WORK/ctl" "$WORK/ack" "$WORK/in"
     launcher=()
     [ $tool = perf ] && launcher=(perf record -e cpu-clock -F "$FREQUENCY" -g -D -1 --control "fifo:$WORK/ctl,$WORK/ack" -o "$WORK/java-$test.data" --)
     # shellcheck disable=SC2086
-    "${launcher[@]}" java $JAVA_OPTS -cp "$CLIENT_JAR" dev.rpma.benchmarks.client.PingPongLoadClient --commands \
+    "${launcher[@]}" java $JAVA_OPTS -cp "$CLIENT_JAR" "$CLIENT_MAIN" --commands \
       < "$WORK/in" > "$WORK/java.out" 2> "$WORK/java.err" &
     client=$!   # perf's pid, or the JVM's when nothing launches it
     exec 7> "$WORK/in"
