@@ -8,6 +8,8 @@ import java.util.List;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 import dev.rpma.benchmarks.client.BarePingPongClient.Options;
 import dev.rpma.benchmarks.client.LoadRuns.Result;
@@ -43,58 +45,32 @@ class BarePingPongClientTest {
         assertMeasured(result, latencies);
     }
 
-    @Test
-    void onAnEventLoopEveryRoundTripAfterTheWarmUpIsMeasured(@TempDir Path dir) throws IOException {
+    @ParameterizedTest(name = "a future per round trip: {0}")
+    @ValueSource(booleans = { false, true })
+    void onAnEventLoopEveryRoundTripAfterTheWarmUpIsMeasured(boolean futures, @TempDir Path dir) throws IOException {
         this.loopback.listenPingPong(ADDRESS, PORT, 1);
         Path latencies = dir.resolve("lat");
-        Result result = BareLoopPingPongClient.run(this.loopback.rpma, options("--rounds 300 --warmup 50 --latency-file "
-                + latencies));
+        Result result = bareLoopWith(BareLoopPingPongClient.FUTURES, Boolean.toString(futures),
+                "--rounds 300 --warmup 50 --latency-file " + latencies);
         assertMeasured(result, latencies);
-        assertThat(result.line()).containsPattern(" loop_wakeups_per_msg=\\d+\\.\\d{3}$");
+        assertThat(result.line()).containsPattern(" loop_wakeups_per_msg=\\d+\\.\\d{3}"
+                + (futures ? " future_per_exchange=1$" : "$"));
     }
 
     @Test
     void onAnEventLoopItCanReadPagesAfterEachReply() {
         this.loopback.listenPingPong(ADDRESS, PORT, 1);
-        System.setProperty(BareLoopPingPongClient.TOUCH_PAGES, "16");
-        try {
-            Result result = BareLoopPingPongClient.run(this.loopback.rpma, options("--rounds 50"));
-            assertThat(result.ok()).as(result.line()).isTrue();
-            assertThat(result.line()).contains(" rounds=50 ");
-        }
-        finally {
-            System.clearProperty(BareLoopPingPongClient.TOUCH_PAGES);
-        }
-    }
-
-    @Test
-    void onAnEventLoopEachRoundTripCanGoThroughAFuture(@TempDir Path dir) throws IOException {
-        this.loopback.listenPingPong(ADDRESS, PORT, 1);
-        System.setProperty(BareLoopPingPongClient.FUTURES, "true");
-        try {
-            Path latencies = dir.resolve("lat");
-            Result result = BareLoopPingPongClient.run(this.loopback.rpma, options("--rounds 300 --warmup 50 --latency-file "
-                    + latencies));
-            assertMeasured(result, latencies);
-            assertThat(result.line()).endsWith(" future_per_exchange=1");
-        }
-        finally {
-            System.clearProperty(BareLoopPingPongClient.FUTURES);
-        }
+        Result result = bareLoopWith(BareLoopPingPongClient.TOUCH_PAGES, "16", "--rounds 50");
+        assertThat(result.ok()).as(result.line()).isTrue();
+        assertThat(result.line()).contains(" rounds=50 ");
     }
 
     @Test
     void throughAFutureAWrongReplyFailsTheRunToo() {
         this.loopback.listenPingPong(ADDRESS, PORT, 2);
-        System.setProperty(BareLoopPingPongClient.FUTURES, "true");
-        try {
-            Result result = BareLoopPingPongClient.run(this.loopback.rpma, options("--rounds 20"));
-            assertThat(result.ok()).isFalse();
-            assertThat(result.line()).contains(" rounds=0 ").contains(" errors=1 ").endsWith(" future_per_exchange=1");
-        }
-        finally {
-            System.clearProperty(BareLoopPingPongClient.FUTURES);
-        }
+        Result result = bareLoopWith(BareLoopPingPongClient.FUTURES, "true", "--rounds 20");
+        assertThat(result.ok()).isFalse();
+        assertThat(result.line()).contains(" rounds=0 ").contains(" errors=1 ").endsWith(" future_per_exchange=1");
     }
 
     @Test
@@ -124,6 +100,17 @@ class BarePingPongClientTest {
         assertThatIllegalArgumentException().isThrownBy(() -> options("--busy-poll-us 50"));
         assertThat(options("--concurrency 1 --inflight 1 --timeout 30")).isEqualTo(new Options(ADDRESS, PORT, 2000, 0,
                 null));
+    }
+
+    /** A run of the bare loop with the system property {@code name} set to {@code value} for it. */
+    private Result bareLoopWith(String name, String value, String arguments) {
+        System.setProperty(name, value);
+        try {
+            return BareLoopPingPongClient.run(this.loopback.rpma, options(arguments));
+        }
+        finally {
+            System.clearProperty(name);
+        }
     }
 
     private static void assertMeasured(Result result, Path latencies) throws IOException {
