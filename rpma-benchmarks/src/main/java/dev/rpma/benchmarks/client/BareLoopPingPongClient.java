@@ -9,7 +9,6 @@ import java.util.Locale;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
-
 import java.util.function.BiConsumer;
 
 import org.jspecify.annotations.Nullable;
