@@ -68,8 +68,8 @@ pooled() {
     sort -n "$f" > "$f.sorted"
     n=$(wc -l < "$f.sorted")
     awk -v n="$n" -v name="$name" -v key="$2" '
-      BEGIN { split(name, k, "-"); r25 = int(n * 0.25); if (r25 < n * 0.25) r25++; r50 = int(n * 0.50); if (r50 < n * 0.50) r50++
-              r99 = int(n * 0.99); if (r99 < n * 0.99) r99++ }
+      function rank(p,   r) { r = int(n * p); return (r < n * p) ? r + 1 : r }
+      BEGIN { split(name, k, "-"); r25 = rank(0.25); r50 = rank(0.50); r99 = rank(0.99) }
       NR == r25 { p25 = $1 } NR == r50 { p50 = $1 } NR == r99 { p99 = $1 } NR == n { max = $1 }
       END { printf "POOLED %s=%s test=%s/%s n=%d p50_us=%.1f p99_us=%.1f max_us=%.1f p25_us=%.1f\n", key, k[1], k[2], k[3], n,
               p50 / 1000, p99 / 1000, max / 1000, p25 / 1000 }' "$f.sorted"

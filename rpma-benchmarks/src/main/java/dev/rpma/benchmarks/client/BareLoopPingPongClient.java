@@ -18,7 +18,6 @@ import dev.rpma.benchmarks.client.LoadRuns.Result;
 import dev.rpma.binding.Rpma;
 import dev.rpma.binding.RpmaCompletionQueue;
 import dev.rpma.binding.RpmaCompletions;
-import dev.rpma.binding.RpmaOpcode;
 import dev.rpma.binding.io.FileDescriptors;
 import dev.rpma.server.loop.RpmaEventLoop;
 
@@ -131,10 +130,6 @@ public final class BareLoopPingPongClient {
 
         private int measured;
 
-        private int sends;
-
-        private int receives;
-
         private long value = 1L << 32;
 
         private long t0;
@@ -183,8 +178,6 @@ public final class BareLoopPingPongClient {
 
         private void send() {
             this.session.put(this.value);
-            this.sends = 1;
-            this.receives = 1;
             this.t0 = System.nanoTime();
             if (this.round == this.options.warmup()) {
                 this.first = this.t0;
@@ -216,20 +209,12 @@ public final class BareLoopPingPongClient {
                 end("rpma_cq_get_wc failed: " + ex);
                 return false;
             }
-            for (int i = 0; i < got; i++) {
-                if (!this.batch.isSuccess(i)) {
-                    end("a completion failed: status " + this.batch.status(i));
-                    return true;
-                }
-                RpmaOpcode opcode = this.batch.opcode(i);
-                if (opcode == RpmaOpcode.SEND) {
-                    this.sends--;
-                }
-                else if (opcode == RpmaOpcode.RECV) {
-                    this.receives--;
-                }
+            String failed = this.session.take(this.batch, got);
+            if (failed != null) {
+                end(failed);
+                return true;
             }
-            if (got > 0 && this.sends == 0 && this.receives == 0) {
+            if (got > 0 && this.session.answered()) {
                 roundDone();
             }
             return got > 0;

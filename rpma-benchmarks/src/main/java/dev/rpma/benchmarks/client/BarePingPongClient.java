@@ -4,7 +4,6 @@ import java.io.IOException;
 import java.nio.file.Path;
 import java.util.Arrays;
 import java.util.List;
-import java.util.Locale;
 
 import org.jspecify.annotations.Nullable;
 
@@ -13,7 +12,6 @@ import dev.rpma.binding.Rpma;
 import dev.rpma.binding.RpmaCompletionQueue;
 import dev.rpma.binding.RpmaCompletions;
 import dev.rpma.binding.RpmaConnectionEvent;
-import dev.rpma.binding.RpmaOpcode;
 import dev.rpma.binding.io.Epoll;
 
 /**
@@ -134,53 +132,34 @@ public final class BarePingPongClient {
         }
         long[] sorted = Arrays.copyOf(latencies, measured);
         Arrays.sort(sorted);
-        double sum = 0;
-        for (long latency : sorted) {
-            sum += latency;
-        }
         double seconds = (last > first) ? (last - first) / 1e9 : 0;
         boolean written = LoadRuns.writeLatencies(options.latencyFile(), sorted, program);
-        String line = String.format(Locale.ROOT, "RESULT pingpong addr=%s concurrency=1 rounds=%d seconds=%.3f"
-                + " rate=%.1f p50_us=%.1f p99_us=%.1f mean_us=%.1f min_us=%.1f max_us=%.1f retries=0 errors=%d"
-                + " inflight=1", options.address(), measured, seconds, (seconds > 0) ? measured / seconds : 0,
-                LoadRuns.percentile(sorted, 50) / 1e3, LoadRuns.percentile(sorted, 99) / 1e3,
-                (measured > 0) ? sum / measured / 1e3 : 0, (measured > 0) ? sorted[0] / 1e3 : 0,
-                (measured > 0) ? sorted[measured - 1] / 1e3 : 0, (failure != null) ? 1 : 0);
+        String line = LoadRuns.pingPongLine(options.address(), 1, measured, seconds, sorted, 0, (failure != null) ? 1 : 0, 1);
         return new Result(line + extra, failure == null && measured == options.rounds() && written);
     }
 
     /** Completions until the send's and the receive's came, sleeping when a look finds none; why not, or null. */
     private static @Nullable String awaitSendAndReceive(BareSession session, RpmaCompletionQueue cq,
             RpmaCompletions batch, Epoll epoll) {
-        int sends = 1;
-        int receives = 1;
-        while (sends > 0 || receives > 0) {
+        while (!session.answered()) {
             int got = cq.poll(batch);
-            if (got == 0) {
-                int ready = epoll.await(-1);
-                for (int i = 0; i < ready; i++) {
-                    if (epoll.token(i) == BareSession.EVENTS) {
-                        RpmaConnectionEvent event = session.pollEvent();
-                        if (event == RpmaConnectionEvent.CLOSED || event == RpmaConnectionEvent.LOST) {
-                            return "the server ended the connection: " + event;
-                        }
-                    }
-                    else {
-                        cq.await();
-                    }
+            if (got > 0) {
+                String failure = session.take(batch, got);
+                if (failure != null) {
+                    return failure;
                 }
                 continue;
             }
-            for (int i = 0; i < got; i++) {
-                if (!batch.isSuccess(i)) {
-                    return "a completion failed: status " + batch.status(i);
+            int ready = epoll.await(-1);
+            for (int i = 0; i < ready; i++) {
+                if (epoll.token(i) == BareSession.EVENTS) {
+                    RpmaConnectionEvent event = session.pollEvent();
+                    if (event == RpmaConnectionEvent.CLOSED || event == RpmaConnectionEvent.LOST) {
+                        return "the server ended the connection: " + event;
+                    }
                 }
-                RpmaOpcode opcode = batch.opcode(i);
-                if (opcode == RpmaOpcode.SEND) {
-                    sends--;
-                }
-                else if (opcode == RpmaOpcode.RECV) {
-                    receives--;
+                else {
+                    cq.await();
                 }
             }
         }

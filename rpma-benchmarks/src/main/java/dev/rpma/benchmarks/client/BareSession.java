@@ -10,10 +10,12 @@ import dev.rpma.binding.MemoryUsage;
 import dev.rpma.binding.PeerRole;
 import dev.rpma.binding.Rpma;
 import dev.rpma.binding.RpmaCompletionQueue;
+import dev.rpma.binding.RpmaCompletions;
 import dev.rpma.binding.RpmaConnection;
 import dev.rpma.binding.RpmaConnectionEvent;
 import dev.rpma.binding.RpmaConnectionRequest;
 import dev.rpma.binding.RpmaMemoryRegion;
+import dev.rpma.binding.RpmaOpcode;
 import dev.rpma.binding.RpmaPeer;
 import dev.rpma.binding.io.Epoll;
 
@@ -56,6 +58,11 @@ final class BareSession implements AutoCloseable {
 
     /** CLOSED or LOST came: the connection needs no disconnect. */
     private boolean ended;
+
+    /** The completions the round in progress still waits for: its send's and its receive's. */
+    private int sends;
+
+    private int receives;
 
     private BareSession(RpmaPeer peer, String address, int port) {
         this.peer = peer;
@@ -127,9 +134,33 @@ final class BareSession implements AutoCloseable {
         this.sendSlot.putLong(0, value);
     }
 
-    /** Sends the send slot ({@code rpma_send}, a completion always). */
+    /** Sends the send slot ({@code rpma_send}, a completion always): a round begins. */
     void send() {
+        this.sends = 1;
+        this.receives = 1;
         this.connection.send(this.sendRegion, 0, Long.BYTES, CompletionMode.ALWAYS, 0);
+    }
+
+    /** Counts the first {@code count} completions of {@code batch} to the round; why the round failed, or null. */
+    @Nullable String take(RpmaCompletions batch, int count) {
+        for (int i = 0; i < count; i++) {
+            if (!batch.isSuccess(i)) {
+                return "a completion failed: status " + batch.status(i);
+            }
+            RpmaOpcode opcode = batch.opcode(i);
+            if (opcode == RpmaOpcode.SEND) {
+                this.sends--;
+            }
+            else if (opcode == RpmaOpcode.RECV) {
+                this.receives--;
+            }
+        }
+        return null;
+    }
+
+    /** Whether the round's send and receive both completed. */
+    boolean answered() {
+        return this.sends <= 0 && this.receives <= 0;
     }
 
     /** The value in the receive slot. */

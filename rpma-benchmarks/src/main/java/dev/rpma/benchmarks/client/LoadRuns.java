@@ -11,6 +11,7 @@ import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
 import java.util.function.Function;
 
 import org.jspecify.annotations.Nullable;
@@ -183,6 +184,24 @@ final class LoadRuns {
             throw new IllegalArgumentException(option + " must be " + min + " to " + max + ", got " + value);
         }
         return parsed;
+    }
+
+    /**
+     * {@code load_client pingpong}'s RESULT line, up to {@code inflight=}: the percentiles, mean, least
+     * and most of {@code sorted} (the latencies in ns, sorted), {@code rounds} the round trips measured.
+     */
+    static String pingPongLine(String address, int concurrency, long rounds, double seconds, long[] sorted, long retries,
+            long errors, int inflight) {
+        double sum = 0;
+        for (long latency : sorted) {
+            sum += latency;
+        }
+        int n = sorted.length;
+        return String.format(Locale.ROOT, "RESULT pingpong addr=%s concurrency=%d rounds=%d seconds=%.3f rate=%.1f"
+                + " p50_us=%.1f p99_us=%.1f mean_us=%.1f min_us=%.1f max_us=%.1f retries=%d errors=%d inflight=%d",
+                address, concurrency, rounds, seconds, (seconds > 0) ? rounds / seconds : 0, percentile(sorted, 50) / 1e3,
+                percentile(sorted, 99) / 1e3, (n > 0) ? sum / n / 1e3 : 0, (n > 0) ? sorted[0] / 1e3 : 0,
+                (n > 0) ? sorted[n - 1] / 1e3 : 0, retries, errors, inflight);
     }
 
     /** Nearest rank, as load_client.c takes it. */

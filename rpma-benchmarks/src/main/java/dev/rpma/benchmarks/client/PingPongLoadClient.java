@@ -241,21 +241,12 @@ public final class PingPongLoadClient {
             // a failed run leaves gaps: only a complete one has its latencies in every place
             long[] sorted = (n == expected) ? this.latencies.clone() : new long[0];
             Arrays.sort(sorted);
-            double sum = 0;
-            for (long latency : sorted) {
-                sum += latency;
-            }
             double seconds = (n > 0 && lastReply > this.firstMeasuredSend) ? (lastReply - this.firstMeasuredSend) / 1e9 : 0;
             boolean written = LoadRuns.writeLatencies(this.options.latencyFile(), sorted, "PingPongLoadClient");
-            String line = String.format(Locale.ROOT, "RESULT pingpong addr=%s concurrency=%d rounds=%d seconds=%.3f"
-                    + " rate=%.1f p50_us=%.1f p99_us=%.1f mean_us=%.1f min_us=%.1f max_us=%.1f retries=%d errors=%d"
-                    + " inflight=%d loop_wakeups_per_msg=%.3f jit_wait_ms=%d", this.options.address(),
-                    this.options.concurrency(), n, seconds,
-                    (seconds > 0) ? n / seconds : 0, LoadRuns.percentile(sorted, 50) / 1e3, LoadRuns.percentile(sorted, 99) / 1e3,
-                    (sorted.length > 0) ? sum / sorted.length / 1e3 : 0, (sorted.length > 0) ? sorted[0] / 1e3 : 0,
-                    (sorted.length > 0) ? sorted[sorted.length - 1] / 1e3 : 0, retries, this.errors.get(),
-                    this.options.inflight(), (n > 1) ? (double) (lastWakeups - firstWakeups) / (n - 1) : 0,
-                    this.jitWaitMillis);
+            String line = LoadRuns.pingPongLine(this.options.address(), this.options.concurrency(), n, seconds, sorted,
+                    retries, this.errors.get(), this.options.inflight())
+                    + String.format(Locale.ROOT, " loop_wakeups_per_msg=%.3f jit_wait_ms=%d",
+                            (n > 1) ? (double) (lastWakeups - firstWakeups) / (n - 1) : 0, this.jitWaitMillis);
             return new Result(line, this.errors.get() == 0 && n == expected && written);
         }
     }
