@@ -1,5 +1,7 @@
 package dev.rpma.client;
 
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
 import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
@@ -39,7 +41,7 @@ import dev.rpma.server.loop.RpmaLogThread;
  * client closes (the client disconnects, and deletes on its CLOSED, at most 3 s later), then CLOSED.
  * The state is written on the loop only and read anywhere.
  *
- * <p>It is some 700 lines because a connection's life (connect, back-off, teardown) and the hand-over
+ * <p>It is some 850 lines because a connection's life (connect, back-off, teardown) and the hand-over
  * of its requests share one loop-confined state that splitting would expose; the frames and completions
  * are in {@link ClientDataPath}, the requests in flight in {@link InFlightRequests}, their timeouts in
  * {@link RequestDeadlines}.
@@ -47,6 +49,17 @@ import dev.rpma.server.loop.RpmaLogThread;
 final class ClientConnection implements RpmaClientConnection, RpmaEventLoop.IoHandler {
 
     private static final Logger logger = LoggerFactory.getLogger(ClientConnection.class);
+
+    private static final VarHandle HELD;
+
+    static {
+        try {
+            HELD = MethodHandles.lookup().findVarHandle(ClientConnection.class, "held", int.class);
+        }
+        catch (ReflectiveOperationException ex) {
+            throw new ExceptionInInitializerError(ex);
+        }
+    }
 
     /** How long a connection the client closes waits for its CLOSED before it is deleted anyway. */
     static final Duration DISCONNECT_TIMEOUT = Duration.ofSeconds(3);
@@ -61,8 +74,16 @@ final class ClientConnection implements RpmaClientConnection, RpmaEventLoop.IoHa
 
     final int loopIndex;
 
-    /** Requests and operations given to it and not finished; any thread. */
-    final AtomicInteger load = new AtomicInteger();
+    /** Requests and operations other threads handed to its loop that the loop has not taken yet. */
+    private final AtomicInteger handedOver = new AtomicInteger();
+
+    /**
+     * Requests and operations its loop holds and has not finished: written by the loop alone (opaque
+     * writes, so that a request made and answered on the loop costs no atomic read-modify-write),
+     * read anywhere ({@link #load}).
+     */
+    @SuppressWarnings("unused") // through HELD
+    private int held;
 
     private volatile RpmaClientConnectionState state = RpmaClientConnectionState.CONNECTING;
 
@@ -159,7 +180,63 @@ final class ClientConnection implements RpmaClientConnection, RpmaEventLoop.IoHa
 
     @Override
     public int inFlight() {
-        return this.load.get();
+        return load();
+    }
+
+    /** Requests and operations given to it and not finished, as far as this thread can see; any thread. */
+    int load() {
+        return this.handedOver.get() + (int) HELD.getOpaque(this);
+    }
+
+    private void countHeld(int delta) {
+        HELD.setOpaque(this, (int) HELD.getOpaque(this) + delta);
+    }
+
+    /**
+     * Hands {@code request} to the loop, where {@link #take} takes it, and counts it here: as held when
+     * the caller is the loop itself (a request made in a callback), else as handed over. {@code false},
+     * and not counted, once the loop has stopped.
+     */
+    boolean handOver(PendingRequest request) {
+        request.owner = this;
+        if (this.loop.inLoop()) {
+            request.handedOver = false;
+            countHeld(1);
+        }
+        else {
+            request.handedOver = true;
+            this.handedOver.incrementAndGet();
+        }
+        if (this.loop.tryExecute(request)) {
+            return true;
+        }
+        release(request);
+        return false;
+    }
+
+    /** On the loop: takes a request handed over ({@link #handOver}). */
+    void take(PendingRequest request) {
+        if (request.handedOver) {
+            request.handedOver = false;
+            countHeld(1);
+            this.handedOver.decrementAndGet();
+        }
+        submit(request);
+    }
+
+    /** Stops counting {@code request} here: on the loop when it holds it, anywhere while it is handed over. */
+    void release(PendingRequest request) {
+        if (request.owner != this) {
+            return;
+        }
+        request.owner = null;
+        if (request.handedOver) {
+            request.handedOver = false;
+            this.handedOver.decrementAndGet();
+        }
+        else {
+            countHeld(-1);
+        }
     }
 
     @Override
@@ -186,14 +263,17 @@ final class ClientConnection implements RpmaClientConnection, RpmaEventLoop.IoHa
     }
 
     private CompletableFuture<Void> operate(OneSidedOperation operation) {
-        this.load.incrementAndGet();
+        this.handedOver.incrementAndGet();
         if (!this.loop.tryExecute(() -> startOperation(operation))) {
-            operationDone(operation, new RpmaClientClosedException(this.settings.server()));
+            this.handedOver.decrementAndGet();
+            operation.future.completeExceptionally(new RpmaClientClosedException(this.settings.server()));
         }
         return operation.future;
     }
 
     private void startOperation(OneSidedOperation operation) {
+        countHeld(1);
+        this.handedOver.decrementAndGet();
         ClientDataPath path = this.data;
         if (this.state != RpmaClientConnectionState.ESTABLISHED || path == null) {
             operationDone(operation, new RpmaClientException(this.settings.server(), "Connection " + this.index
@@ -427,7 +507,7 @@ final class ClientConnection implements RpmaClientConnection, RpmaEventLoop.IoHa
 
     // ---------------------------------------------------------------- requests, on the loop
 
-    /** Takes a request handed over by the client; another connection gets it when this one cannot. */
+    /** Takes a request handed over ({@link #take}); another connection gets it when this one cannot. On the loop. */
     void submit(PendingRequest request) {
         if (request.finished) {
             return;
@@ -489,14 +569,14 @@ final class ClientConnection implements RpmaClientConnection, RpmaEventLoop.IoHa
         this.deadlines.remove(request);
         ClientConnection counted = request.owner;
         if (counted != null) {
-            counted.load.decrementAndGet();
+            counted.release(request);
         }
         this.client.completed(request, outcome, failure);
         if (failure != null) {
-            request.future.completeExceptionally(failure);
+            request.completeExceptionally(failure);
         }
         else if (reply != null) {
-            request.future.complete(reply);
+            request.complete(reply);
         }
     }
 
@@ -505,8 +585,9 @@ final class ClientConnection implements RpmaClientConnection, RpmaEventLoop.IoHa
         this.deadlines.remove(request);
     }
 
+    /** The operation ended; on the loop, which counted it when it started it. */
     void operationDone(OneSidedOperation operation, @Nullable Throwable failure) {
-        this.load.decrementAndGet();
+        countHeld(-1);
         if (failure != null) {
             operation.future.completeExceptionally(failure);
         }
@@ -775,6 +856,6 @@ final class ClientConnection implements RpmaClientConnection, RpmaEventLoop.IoHa
     @Override
     public String toString() {
         return "RpmaClientConnection[" + this.settings.name() + " #" + this.index + ", " + this.state + ", in flight "
-                + this.load.get() + "]";
+                + load() + "]";
     }
 }

@@ -159,7 +159,7 @@ final class ClientDataPath implements RpmaEventLoop.BusyPoller, RpmaEventLoop.Io
         }
         PendingRequest next;
         while ((next = this.waiting.peek()) != null) {
-            if (next.finished || next.future.isDone()) {
+            if (next.finished || next.isDone()) {
                 this.waiting.poll();
                 this.owner.finishCancelled(next);
                 continue;

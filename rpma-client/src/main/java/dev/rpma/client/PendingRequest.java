@@ -6,13 +6,13 @@ import java.util.concurrent.CompletableFuture;
 import org.jspecify.annotations.Nullable;
 
 /**
- * One request, message or exchange of an {@link RpmaClient}, from the call to its future's
- * completion. Handed from the calling thread to a connection's loop through the loop's task queue
- * (which publishes it); from then on read and written only on the loop of the connection that holds
- * it, and moved to another connection only by that loop. It is itself the task that hands it over
- * ({@link #run}), so that a request costs no task object besides.
+ * One request, message or exchange of an {@link RpmaClient}, from the call to its completion. It is
+ * itself the future the caller gets and the task that hands it to its connection's loop
+ * ({@link #run}, through the loop's task queue, which publishes it), so that a request is one object.
+ * From then on it is read and written only on the loop of the connection that holds it, and moved to
+ * another connection only by that loop.
  */
-final class PendingRequest implements Runnable {
+final class PendingRequest extends CompletableFuture<byte[]> implements Runnable {
 
     enum Kind {
         /** Framed REQUEST: a REPLY or ERROR answers it. */
@@ -45,10 +45,11 @@ final class PendingRequest implements Runnable {
     /** Its observation ({@link RpmaRequestObserver}), or {@code null}. */
     final RpmaRequestObserver.@Nullable Observed observed;
 
-    final CompletableFuture<byte[]> future = new CompletableFuture<>();
-
-    /** The connection it is counted on ({@link ClientConnection#load}). */
+    /** The connection it is counted on ({@link ClientConnection#load}), {@code null} while on none. */
     @Nullable ClientConnection owner;
+
+    /** Counted as handed over to {@link #owner}'s loop and not yet taken there. */
+    boolean handedOver;
 
     /** Its place in its connection's {@link RequestDeadlines}, -1 while none watches its timeout. */
     int deadlineIndex = -1;
@@ -78,12 +79,12 @@ final class PendingRequest implements Runnable {
         this.observed = observed;
     }
 
-    /** On the loop of the connection it was given to ({@link #owner}): submits it there. */
+    /** On the loop of the connection it was handed to ({@link #owner}): submits it there. */
     @Override
     public void run() {
         ClientConnection connection = this.owner;
         if (connection != null) {
-            connection.submit(this);
+            connection.take(this);
         }
     }
 

@@ -1,5 +1,7 @@
 package dev.rpma.client;
 
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
@@ -14,7 +16,6 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 
 import org.jspecify.annotations.Nullable;
@@ -59,6 +60,17 @@ public final class RpmaClient implements AutoCloseable {
 
     private static final Logger logger = LoggerFactory.getLogger(RpmaClient.class);
 
+    private static final VarHandle ROTATION;
+
+    static {
+        try {
+            ROTATION = MethodHandles.lookup().findVarHandle(RpmaClient.class, "rotation", int.class);
+        }
+        catch (ReflectiveOperationException ex) {
+            throw new ExceptionInInitializerError(ex);
+        }
+    }
+
     /** The route of a raw request: none (never written to, so one serves them all). */
     private static final byte[] NO_ROUTE = new byte[0];
 
@@ -99,7 +111,13 @@ public final class RpmaClient implements AutoCloseable {
 
     private final EncodingSession encoding;
 
-    private final AtomicInteger rotation = new AtomicInteger();
+    /**
+     * Where {@link #choose} starts looking, advanced by each choice in a pool of more than one:
+     * opaque reads and writes, not an atomic increment per request, so two threads choosing at once
+     * may start at the same place, which only changes which of equally loaded connections is taken.
+     */
+    @SuppressWarnings("unused") // through ROTATION
+    private int rotation;
 
     private final AtomicBoolean closing = new AtomicBoolean();
 
@@ -275,7 +293,7 @@ public final class RpmaClient implements AutoCloseable {
     public int inFlight() {
         int sum = 0;
         for (ClientConnection connection : this.connections) {
-            sum += connection.load.get();
+            sum += connection.load();
         }
         return sum;
     }
@@ -430,12 +448,9 @@ public final class RpmaClient implements AutoCloseable {
             return;
         }
         from.dropTimer(request);
-        from.load.decrementAndGet();
-        target.load.incrementAndGet();
-        request.owner = target;
-        ClientConnection chosen = target;
-        if (!chosen.loop.tryExecute(request)) {
-            chosen.finish(request, RpmaClientObserver.Outcome.CLOSED, null, new RpmaClientClosedException(server()));
+        from.release(request);
+        if (!target.handOver(request)) {
+            from.finish(request, RpmaClientObserver.Outcome.CLOSED, null, new RpmaClientClosedException(server()));
         }
     }
 
@@ -450,31 +465,37 @@ public final class RpmaClient implements AutoCloseable {
             RpmaClientException failure = this.closing.get() ? new RpmaClientClosedException(server())
                     : failureWithoutConnection();
             completed(request, ClientConnection.outcomeOf(failure), failure);
-            request.future.completeExceptionally(failure);
-            return request.future;
+            request.completeExceptionally(failure);
+            return request;
         }
-        target.load.incrementAndGet();
-        request.owner = target;
-        ClientConnection chosen = target;
-        if (!chosen.loop.tryExecute(request)) {
-            chosen.load.decrementAndGet();
+        if (!target.handOver(request)) {
             RpmaClientClosedException closed = new RpmaClientClosedException(server());
             completed(request, RpmaClientObserver.Outcome.CLOSED, closed);
-            request.future.completeExceptionally(closed);
+            request.completeExceptionally(closed);
         }
-        return request.future;
+        return request;
     }
 
     /** The connection in {@code state} with the fewest in flight, the next in turn among equals, other than {@code not}. */
     private @Nullable ClientConnection choose(@Nullable ClientConnection not, RpmaClientConnectionState state) {
         int size = this.connections.length;
-        int start = Math.floorMod(this.rotation.getAndIncrement(), size);
+        if (size == 1) {
+            ClientConnection only = this.connections[0];
+            return (only != not && only.state() == state) ? only : null;
+        }
+        int turn = (int) ROTATION.getOpaque(this);
+        ROTATION.setOpaque(this, turn + 1);
+        int start = Math.floorMod(turn, size);
         ClientConnection best = null;
+        int bestLoad = 0;
         for (int i = 0; i < size; i++) {
             ClientConnection candidate = this.connections[(start + i) % size];
-            if (candidate != not && candidate.state() == state
-                    && (best == null || candidate.load.get() < best.load.get())) {
-                best = candidate;
+            if (candidate != not && candidate.state() == state) {
+                int load = candidate.load();
+                if (best == null || load < bestLoad) {
+                    best = candidate;
+                    bestLoad = load;
+                }
             }
         }
         return best;

@@ -184,8 +184,10 @@ class RpmaClientTest {
         ScriptedServer first = connect(0);
         CompletableFuture<byte[]> plain = this.client.request("create", new byte[] { 1 });
         CompletableFuture<byte[]> other = this.client.request("create", new byte[] { 2 });
-        CompletableFuture<byte[]> idempotent = this.client.request("get", new byte[] { 3 },
-                RpmaRequestOptions.idempotentRequest());
+        byte[] get = { 3 };
+        CompletableFuture<byte[]> idempotent = this.client.request("get", get, RpmaRequestOptions.idempotentRequest());
+        // the caller's array is its own again once the call returns
+        get[0] = 99;
         first.awaitRequests(3);
         first.connection().peerDisconnects();
         assertThatThrownBy(() -> plain.get(10, TimeUnit.SECONDS)).cause()
@@ -250,7 +252,9 @@ class RpmaClientTest {
         await("the connection", () -> this.client.connectionStates().get(RpmaClientConnectionState.ESTABLISHED) == 1);
         FakeConnection connection = this.fake.lastConnection();
         CompletableFuture<byte[]> first = this.client.exchange(ByteBuffer.allocate(8).putLong(0, 41).array());
-        CompletableFuture<byte[]> second = this.client.exchange(ByteBuffer.allocate(8).putLong(0, 43).array());
+        byte[] secondPayload = ByteBuffer.allocate(8).putLong(0, 43).array();
+        CompletableFuture<byte[]> second = this.client.exchange(secondPayload);
+        ByteBuffer.wrap(secondPayload).putLong(0, -1);
         await("the first message", () -> connection.sent().size() == 1);
         assertThat(connection.sent().get(0)).hasSize(8);
         Thread.sleep(20);
@@ -258,6 +262,7 @@ class RpmaClientTest {
         connection.deliver(ByteBuffer.allocate(8).putLong(0, 42).array());
         assertThat(ByteBuffer.wrap(first.get(10, TimeUnit.SECONDS)).getLong()).isEqualTo(42);
         await("the second message", () -> connection.sent().size() == 2);
+        assertThat(ByteBuffer.wrap(connection.sent().get(1)).getLong()).as("what the call was given").isEqualTo(43);
         connection.deliver(ByteBuffer.allocate(8).putLong(0, 44).array());
         assertThat(ByteBuffer.wrap(second.get(10, TimeUnit.SECONDS)).getLong()).isEqualTo(44);
         assertThatThrownBy(() -> this.client.request("a", new byte[1])).isInstanceOf(IllegalStateException.class);
@@ -285,6 +290,33 @@ class RpmaClientTest {
             .containsExactly("rpma_recv", "rpma_send");
         connection.deliver(new byte[] { 4 });
         assertThat(next.get(10, TimeUnit.SECONDS)).containsExactly(4);
+    }
+
+    @Test
+    void requestsMadeInACallbackOnTheLoopAreCountedAtOnceAndReleasedWhenAnswered() throws Exception {
+        this.client = builder().mode(RpmaWireMode.RAW).build();
+        await("the connection", () -> this.client.connectionStates().get(RpmaClientConnectionState.ESTABLISHED) == 1);
+        FakeConnection connection = this.fake.lastConnection();
+        List<CompletableFuture<byte[]>> made = new CopyOnWriteArrayList<>();
+        CompletableFuture<Integer> countedInCallback = new CompletableFuture<>();
+        this.client.exchange(new byte[] { 1 }).whenComplete((reply, failure) -> {
+            made.add(this.client.exchange(new byte[] { 3 }));
+            made.add(this.client.exchange(new byte[] { 5 }));
+            countedInCallback.complete(this.client.inFlight());
+        });
+        await("the first message", () -> connection.sent().size() == 1);
+        connection.deliver(new byte[] { 2 });
+        assertThat(countedInCallback.get(10, TimeUnit.SECONDS)).as("the answered one no longer, both new ones at once")
+            .isEqualTo(2);
+        await("the second message", () -> connection.sent().size() == 2);
+        connection.deliver(new byte[] { 4 });
+        assertThat(made.get(0).get(10, TimeUnit.SECONDS)).containsExactly(4);
+        await("one left", () -> this.client.inFlight() == 1);
+        await("the third message", () -> connection.sent().size() == 3);
+        connection.deliver(new byte[] { 6 });
+        assertThat(made.get(1).get(10, TimeUnit.SECONDS)).containsExactly(6);
+        await("none left", () -> this.client.inFlight() == 0);
+        assertThat(this.client.connections().get(0).inFlight()).isZero();
     }
 
     private static long receives(FakeConnection connection) {

@@ -26,8 +26,8 @@ import dev.rpma.server.RpmaWireMode;
  * is this one. Per round: what the client's event loop thread allocated per request
  * ({@code ThreadMXBean.getThreadAllocatedBytes}), less the reply's {@code byte[]}, which the loop
  * allocates (the payload copied out of its receive) and is measured here as it is; the
- * {@code CompletableFuture} and everything else made by the call ({@code PendingRequest}, the
- * payload's copy, the task that hands it to the loop and its queue node) are the calling thread's,
+ * request made by the call (the {@code CompletableFuture}, which is also the task that hands it to
+ * the loop), the payload's copy and the task queue's node are the calling thread's,
  * reported beside it. The target is 0 bytes on the loop beyond the reply. The loop's CPU time per
  * request includes the stand-in's answer, which it runs inside {@code rpma_send}.
  *
