@@ -680,12 +680,15 @@ public final class RpmaEventLoop implements Executor {
         }
     }
 
-    /** One look at every poller; whether one found work. */
+    /**
+     * One look at every poller; whether one found work. The array and the count are read at each step:
+     * a poller may remove itself or another (its session ended) or add one during its look, and the
+     * array is replaced when it grows.
+     */
     private boolean pollAll() {
         boolean found = false;
-        BusyPoller[] current = this.pollers;
         for (int i = 0; i < this.pollerCount; i++) {
-            found |= current[i].pollOnce();
+            found |= this.pollers[i].pollOnce();
         }
         return found;
     }

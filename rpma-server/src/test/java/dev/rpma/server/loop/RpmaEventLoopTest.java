@@ -10,6 +10,7 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.BooleanSupplier;
 
@@ -342,6 +343,115 @@ class RpmaEventLoopTest {
             }
             while (looks.get() != before && System.nanoTime() - deadline < 0);
             assertThat(looks.get()).as("no looks while asleep").isEqualTo(before);
+        }
+        finally {
+            busy.shutdown();
+        }
+        assertThat(busy.awaitTermination(Duration.ofSeconds(10))).isTrue();
+    }
+
+    /**
+     * A session that ends inside its poller's look (a failed completion) removes its poller there, and
+     * may end another session with it: the same look goes on over the pollers left, the loop keeps
+     * running, and the removed ones are never looked at again.
+     */
+    @Test
+    void aPollerThatRemovesItselfAndAnotherDuringALookLeavesTheRestPolledAndTheLoopRunning() throws Exception {
+        RpmaEventLoop busy = new RpmaEventLoop("busy-loop", Duration.ofMillis(50));
+        busy.start();
+        try {
+            AtomicInteger work = new AtomicInteger();
+            AtomicInteger[] looks = { new AtomicInteger(), new AtomicInteger(), new AtomicInteger(),
+                new AtomicInteger() };
+            AtomicBoolean endNow = new AtomicBoolean();
+            CompletableFuture<int[]> removedAt = new CompletableFuture<>();
+            RpmaEventLoop.BusyPoller last = () -> {
+                looks[3].incrementAndGet();
+                return false;
+            };
+            RpmaEventLoop.BusyPoller[] second = new RpmaEventLoop.BusyPoller[1];
+            second[0] = () -> {
+                looks[1].incrementAndGet();
+                if (endNow.get() && !removedAt.isDone()) {
+                    busy.removeBusyPoller(second[0]);
+                    busy.removeBusyPoller(last);
+                    removedAt.complete(new int[] { looks[1].get(), looks[3].get() });
+                }
+                return false;
+            };
+            CountDownLatch added = new CountDownLatch(1);
+            busy.execute(() -> {
+                busy.addBusyPoller(() -> {
+                    looks[0].incrementAndGet();
+                    return work.getAndUpdate((left) -> Math.max(0, left - 1)) > 0;
+                });
+                busy.addBusyPoller(second[0]);
+                busy.addBusyPoller(() -> {
+                    looks[2].incrementAndGet();
+                    return false;
+                });
+                busy.addBusyPoller(last);
+                added.countDown();
+            });
+            assertThat(added.await(10, TimeUnit.SECONDS)).isTrue();
+            endNow.set(true);
+            work.set(1000);
+            busy.execute(() -> {
+            });
+            int[] at = removedAt.get(10, TimeUnit.SECONDS);
+            int firstAt = looks[0].get();
+            int thirdAt = looks[2].get();
+            await("the pollers left looked at again",
+                    () -> looks[0].get() > firstAt + 100 && looks[2].get() > thirdAt + 100);
+            assertThat(looks[1]).as("the one that removed itself").hasValue(at[0]);
+            assertThat(looks[3]).as("the one it removed").hasValue(at[1]);
+            CountDownLatch ran = new CountDownLatch(1);
+            busy.execute(ran::countDown);
+            assertThat(ran.await(10, TimeUnit.SECONDS)).as("the loop still runs").isTrue();
+            assertThat(busy.busyPollers()).isEqualTo(2);
+        }
+        finally {
+            busy.shutdown();
+        }
+        assertThat(busy.awaitTermination(Duration.ofSeconds(10))).isTrue();
+    }
+
+    /** A poller added during a look, past the room the loop had for pollers, is looked at in turn. */
+    @Test
+    void aPollerAddedDuringALookPastTheRoomForPollersIsLookedAtAndTheLoopRuns() throws Exception {
+        RpmaEventLoop busy = new RpmaEventLoop("busy-loop", Duration.ofMillis(50));
+        busy.start();
+        try {
+            AtomicInteger work = new AtomicInteger();
+            AtomicBoolean addNow = new AtomicBoolean();
+            AtomicInteger addedLooks = new AtomicInteger();
+            CountDownLatch added = new CountDownLatch(1);
+            busy.execute(() -> {
+                busy.addBusyPoller(() -> {
+                    if (addNow.getAndSet(false)) {
+                        busy.addBusyPoller(() -> {
+                            addedLooks.incrementAndGet();
+                            return false;
+                        });
+                    }
+                    return work.getAndUpdate((left) -> Math.max(0, left - 1)) > 0;
+                });
+                // as many as the loop has room for before it grows
+                for (int i = 1; i < 8; i++) {
+                    busy.addBusyPoller(() -> false);
+                }
+                added.countDown();
+            });
+            assertThat(added.await(10, TimeUnit.SECONDS)).isTrue();
+            addNow.set(true);
+            work.set(1000);
+            busy.execute(() -> {
+            });
+            await("the added poller looked at", () -> addedLooks.get() > 10);
+            CountDownLatch ran = new CountDownLatch(1);
+            busy.execute(ran::countDown);
+            assertThat(ran.await(10, TimeUnit.SECONDS)).as("the loop still runs").isTrue();
+            assertThat(busy.busyPollers()).isEqualTo(9);
         }
         finally {
             busy.shutdown();
