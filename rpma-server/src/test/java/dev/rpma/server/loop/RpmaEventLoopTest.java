@@ -8,8 +8,10 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.BooleanSupplier;
@@ -357,18 +359,13 @@ class RpmaEventLoopTest {
      */
     @Test
     void aPollerThatRemovesItselfAndAnotherDuringALookLeavesTheRestPolledAndTheLoopRunning() throws Exception {
-        RpmaEventLoop busy = new RpmaEventLoop("busy-loop", Duration.ofMillis(50));
-        busy.start();
-        try {
+        onBusyLoopWithOtherFd(Duration.ofMillis(50), (busy, other) -> {
             AtomicInteger work = new AtomicInteger();
             AtomicInteger[] looks = { new AtomicInteger(), new AtomicInteger(), new AtomicInteger(),
                 new AtomicInteger() };
             AtomicBoolean endNow = new AtomicBoolean();
             CompletableFuture<int[]> removedAt = new CompletableFuture<>();
-            RpmaEventLoop.BusyPoller last = () -> {
-                looks[3].incrementAndGet();
-                return false;
-            };
+            RpmaEventLoop.BusyPoller last = () -> looks[3].incrementAndGet() < 0;
             RpmaEventLoop.BusyPoller[] second = new RpmaEventLoop.BusyPoller[1];
             second[0] = () -> {
                 looks[1].incrementAndGet();
@@ -379,21 +376,12 @@ class RpmaEventLoopTest {
                 }
                 return false;
             };
-            CountDownLatch added = new CountDownLatch(1);
-            busy.execute(() -> {
-                busy.addBusyPoller(() -> {
-                    looks[0].incrementAndGet();
-                    return work.getAndUpdate((left) -> Math.max(0, left - 1)) > 0;
-                });
+            runOn(busy, () -> {
+                busy.addBusyPoller(workingPoller(looks[0], work));
                 busy.addBusyPoller(second[0]);
-                busy.addBusyPoller(() -> {
-                    looks[2].incrementAndGet();
-                    return false;
-                });
+                busy.addBusyPoller(() -> looks[2].incrementAndGet() < 0);
                 busy.addBusyPoller(last);
-                added.countDown();
             });
-            assertThat(added.await(10, TimeUnit.SECONDS)).isTrue();
             endNow.set(true);
             work.set(1000);
             busy.execute(() -> {
@@ -405,58 +393,65 @@ class RpmaEventLoopTest {
                     () -> looks[0].get() > firstAt + 100 && looks[2].get() > thirdAt + 100);
             assertThat(looks[1]).as("the one that removed itself").hasValue(at[0]);
             assertThat(looks[3]).as("the one it removed").hasValue(at[1]);
-            CountDownLatch ran = new CountDownLatch(1);
-            busy.execute(ran::countDown);
-            assertThat(ran.await(10, TimeUnit.SECONDS)).as("the loop still runs").isTrue();
-            assertThat(busy.busyPollers()).isEqualTo(2);
-        }
-        finally {
-            busy.shutdown();
-        }
-        assertThat(busy.awaitTermination(Duration.ofSeconds(10))).isTrue();
+            runOn(busy, () -> assertThat(busy.busyPollers()).isEqualTo(2));
+        });
     }
 
     /** A poller added during a look, past the room the loop had for pollers, is looked at in turn. */
     @Test
     void aPollerAddedDuringALookPastTheRoomForPollersIsLookedAtAndTheLoopRuns() throws Exception {
-        RpmaEventLoop busy = new RpmaEventLoop("busy-loop", Duration.ofMillis(50));
-        busy.start();
-        try {
+        onBusyLoopWithOtherFd(Duration.ofMillis(50), (busy, other) -> {
             AtomicInteger work = new AtomicInteger();
             AtomicBoolean addNow = new AtomicBoolean();
             AtomicInteger addedLooks = new AtomicInteger();
-            CountDownLatch added = new CountDownLatch(1);
-            busy.execute(() -> {
+            RpmaEventLoop.BusyPoller working = workingPoller(new AtomicInteger(), work);
+            runOn(busy, () -> {
                 busy.addBusyPoller(() -> {
                     if (addNow.getAndSet(false)) {
-                        busy.addBusyPoller(() -> {
-                            addedLooks.incrementAndGet();
-                            return false;
-                        });
+                        busy.addBusyPoller(() -> addedLooks.incrementAndGet() < 0);
                     }
-                    return work.getAndUpdate((left) -> Math.max(0, left - 1)) > 0;
+                    return working.pollOnce();
                 });
                 // as many as the loop has room for before it grows
                 for (int i = 1; i < 8; i++) {
                     busy.addBusyPoller(() -> false);
                 }
-                added.countDown();
             });
-            assertThat(added.await(10, TimeUnit.SECONDS)).isTrue();
             addNow.set(true);
             work.set(1000);
             busy.execute(() -> {
             });
             await("the added poller looked at", () -> addedLooks.get() > 10);
-            CountDownLatch ran = new CountDownLatch(1);
-            busy.execute(ran::countDown);
-            assertThat(ran.await(10, TimeUnit.SECONDS)).as("the loop still runs").isTrue();
-            assertThat(busy.busyPollers()).isEqualTo(9);
+            runOn(busy, () -> assertThat(busy.busyPollers()).isEqualTo(9));
+        });
+    }
+
+    /** A poller that counts its looks and finds work while {@code work} is left, taking one each time. */
+    private static RpmaEventLoop.BusyPoller workingPoller(AtomicInteger looks, AtomicInteger work) {
+        return () -> {
+            looks.incrementAndGet();
+            return work.getAndUpdate((left) -> Math.max(0, left - 1)) > 0;
+        };
+    }
+
+    /** Runs {@code task} on {@code loop} and waits until it ran: the loop still runs tasks. */
+    private static void runOn(RpmaEventLoop loop, Runnable task) throws InterruptedException {
+        CompletableFuture<Void> done = new CompletableFuture<>();
+        loop.execute(() -> {
+            try {
+                task.run();
+                done.complete(null);
+            }
+            catch (RuntimeException | AssertionError ex) {
+                done.completeExceptionally(ex);
+            }
+        });
+        try {
+            done.get(10, TimeUnit.SECONDS);
         }
-        finally {
-            busy.shutdown();
+        catch (ExecutionException | TimeoutException ex) {
+            throw new AssertionError("a task on the loop did not complete", ex);
         }
-        assertThat(busy.awaitTermination(Duration.ofSeconds(10))).isTrue();
     }
 
     /**
@@ -499,7 +494,7 @@ class RpmaEventLoopTest {
      * would re-arm the queue); the loop takes it once it sleeps. Any other fd is looked at meanwhile.
      */
     @Test
-    void whileItSpinsTheLoopLeavesBusyPolledFdsToTheirPollersAndLooksAtTheOthers() throws InterruptedException {
+    void whileItSpinsTheLoopLeavesBusyPolledFdsToTheirPollersAndLooksAtTheOthers() throws Exception {
         onBusyLoopWithOtherFd(Duration.ofMillis(20), (busy, other) -> {
             AtomicInteger work = new AtomicInteger();
             AtomicInteger looks = new AtomicInteger();
@@ -544,7 +539,7 @@ class RpmaEventLoopTest {
      * the busy-poll time is over.
      */
     @Test
-    void aLoopSpinningWithoutWorkStillTakesItsFdsAndTimersSoon() throws InterruptedException {
+    void aLoopSpinningWithoutWorkStillTakesItsFdsAndTimersSoon() throws Exception {
         onBusyLoopWithOtherFd(Duration.ofSeconds(60), (busy, other) -> {
             AtomicInteger looks = new AtomicInteger();
             CountDownLatch taken = new CountDownLatch(1);
@@ -576,7 +571,7 @@ class RpmaEventLoopTest {
     }
 
     /** Runs {@code body} with a started busy-polling loop and an eventfd of its own; stops and closes both. */
-    private static void onBusyLoopWithOtherFd(Duration busyPoll, BusyLoopBody body) throws InterruptedException {
+    private static void onBusyLoopWithOtherFd(Duration busyPoll, BusyLoopBody body) throws Exception {
         RpmaEventLoop busy = new RpmaEventLoop("busy-loop", busyPoll);
         int other = LibC.eventfd(0, LibC.EFD_CLOEXEC | LibC.EFD_NONBLOCK);
         busy.start();
@@ -593,7 +588,7 @@ class RpmaEventLoopTest {
     @FunctionalInterface
     private interface BusyLoopBody {
 
-        void run(RpmaEventLoop busy, int other) throws InterruptedException;
+        void run(RpmaEventLoop busy, int other) throws Exception;
     }
 
     @Test
