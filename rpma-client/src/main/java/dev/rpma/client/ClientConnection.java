@@ -192,6 +192,12 @@ final class ClientConnection implements RpmaClientConnection, RpmaEventLoop.IoHa
         HELD.setOpaque(this, (int) HELD.getOpaque(this) + delta);
     }
 
+    /** On the loop: what another thread handed over is held by the loop from now on. */
+    private void takenOver() {
+        countHeld(1);
+        this.handedOver.decrementAndGet();
+    }
+
     /**
      * Hands {@code request} to the loop, where {@link #take} takes it, and counts it here: as held when
      * the caller is the loop itself (a request made in a callback), else as handed over. {@code false},
@@ -218,8 +224,7 @@ final class ClientConnection implements RpmaClientConnection, RpmaEventLoop.IoHa
     void take(PendingRequest request) {
         if (request.handedOver) {
             request.handedOver = false;
-            countHeld(1);
-            this.handedOver.decrementAndGet();
+            takenOver();
         }
         submit(request);
     }
@@ -272,8 +277,7 @@ final class ClientConnection implements RpmaClientConnection, RpmaEventLoop.IoHa
     }
 
     private void startOperation(OneSidedOperation operation) {
-        countHeld(1);
-        this.handedOver.decrementAndGet();
+        takenOver();
         ClientDataPath path = this.data;
         if (this.state != RpmaClientConnectionState.ESTABLISHED || path == null) {
             operationDone(operation, new RpmaClientException(this.settings.server(), "Connection " + this.index

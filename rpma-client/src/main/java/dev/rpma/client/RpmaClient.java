@@ -112,8 +112,7 @@ public final class RpmaClient implements AutoCloseable {
     private final EncodingSession encoding;
 
     /**
-     * Where {@link #choose} starts looking, advanced by each choice in a pool of more than one:
-     * opaque reads and writes, not an atomic increment per request, so two threads choosing at once
+     * Where {@link #choose} starts looking, advanced by each choice: opaque reads and writes, not an atomic increment per request, so two threads choosing at once
      * may start at the same place, which only changes which of equally loaded connections is taken.
      */
     @SuppressWarnings("unused") // through ROTATION
@@ -479,10 +478,6 @@ public final class RpmaClient implements AutoCloseable {
     /** The connection in {@code state} with the fewest in flight, the next in turn among equals, other than {@code not}. */
     private @Nullable ClientConnection choose(@Nullable ClientConnection not, RpmaClientConnectionState state) {
         int size = this.connections.length;
-        if (size == 1) {
-            ClientConnection only = this.connections[0];
-            return (only != not && only.state() == state) ? only : null;
-        }
         int turn = (int) ROTATION.getOpaque(this);
         ROTATION.setOpaque(this, turn + 1);
         int start = Math.floorMod(turn, size);

@@ -3,7 +3,6 @@ package dev.rpma.server;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.time.Duration;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.BooleanSupplier;
@@ -14,6 +13,7 @@ import org.slf4j.LoggerFactory;
 
 import ch.qos.logback.classic.Level;
 
+import dev.rpma.server.loop.LoopTasks;
 import dev.rpma.server.loop.RpmaEventLoop;
 import dev.rpma.server.loop.RpmaLogThread;
 
@@ -115,7 +115,7 @@ class RateLimitedLogTest {
         RpmaEventLoop loop = new RpmaEventLoop("rpma-loop-under-test", Duration.ZERO);
         loop.start();
         try {
-            onLoop(loop, () -> {
+            LoopTasks.runOn(loop, () -> {
                 for (int i = 0; i < 10_000; i++) {
                     this.log.warn("message-handler", "handler failed", new IllegalStateException("boom " + i));
                 }
@@ -134,7 +134,7 @@ class RateLimitedLogTest {
                 .allSatisfy((event) -> assertThat(event.getThrowableProxy()).isNull());
             try (CapturedLog debug = new CapturedLog(Level.DEBUG)) {
                 this.now.addAndGet(RateLimitedLog.INTERVAL);
-                onLoop(loop, () -> this.log.warn("message-handler", "handler failed",
+                LoopTasks.runOn(loop, () -> this.log.warn("message-handler", "handler failed",
                         new IllegalStateException("later")));
                 await("the DEBUG trace", () -> !debug.messagesOf(RpmaLogThread.NAME, Level.DEBUG).isEmpty());
                 assertThat(debug.linesOf(loop.name())).noneMatch((line) -> line.contains("\tat "))
@@ -148,20 +148,6 @@ class RateLimitedLogTest {
             loop.shutdown();
             assertThat(loop.awaitTermination(Duration.ofSeconds(10))).isTrue();
         }
-    }
-
-    private static void onLoop(RpmaEventLoop loop, Runnable task) throws Exception {
-        CompletableFuture<Void> done = new CompletableFuture<>();
-        loop.execute(() -> {
-            try {
-                task.run();
-                done.complete(null);
-            }
-            catch (Throwable ex) {
-                done.completeExceptionally(ex);
-            }
-        });
-        done.get(10, TimeUnit.SECONDS);
     }
 
     static void await(String what, BooleanSupplier condition) throws InterruptedException {

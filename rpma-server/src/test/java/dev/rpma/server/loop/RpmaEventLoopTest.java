@@ -8,10 +8,8 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.ExecutionException;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.BooleanSupplier;
@@ -376,7 +374,7 @@ class RpmaEventLoopTest {
                 }
                 return false;
             };
-            runOn(busy, () -> {
+            LoopTasks.runOn(busy, () -> {
                 busy.addBusyPoller(workingPoller(looks[0], work));
                 busy.addBusyPoller(second[0]);
                 busy.addBusyPoller(() -> looks[2].incrementAndGet() < 0);
@@ -393,7 +391,7 @@ class RpmaEventLoopTest {
                     () -> looks[0].get() > firstAt + 100 && looks[2].get() > thirdAt + 100);
             assertThat(looks[1]).as("the one that removed itself").hasValue(at[0]);
             assertThat(looks[3]).as("the one it removed").hasValue(at[1]);
-            runOn(busy, () -> assertThat(busy.busyPollers()).isEqualTo(2));
+            LoopTasks.runOn(busy, () -> assertThat(busy.busyPollers()).isEqualTo(2));
         });
     }
 
@@ -405,7 +403,7 @@ class RpmaEventLoopTest {
             AtomicBoolean addNow = new AtomicBoolean();
             AtomicInteger addedLooks = new AtomicInteger();
             RpmaEventLoop.BusyPoller working = workingPoller(new AtomicInteger(), work);
-            runOn(busy, () -> {
+            LoopTasks.runOn(busy, () -> {
                 busy.addBusyPoller(() -> {
                     if (addNow.getAndSet(false)) {
                         busy.addBusyPoller(() -> addedLooks.incrementAndGet() < 0);
@@ -422,7 +420,7 @@ class RpmaEventLoopTest {
             busy.execute(() -> {
             });
             await("the added poller looked at", () -> addedLooks.get() > 10);
-            runOn(busy, () -> assertThat(busy.busyPollers()).isEqualTo(9));
+            LoopTasks.runOn(busy, () -> assertThat(busy.busyPollers()).isEqualTo(9));
         });
     }
 
@@ -432,26 +430,6 @@ class RpmaEventLoopTest {
             looks.incrementAndGet();
             return work.getAndUpdate((left) -> Math.max(0, left - 1)) > 0;
         };
-    }
-
-    /** Runs {@code task} on {@code loop} and waits until it ran: the loop still runs tasks. */
-    private static void runOn(RpmaEventLoop loop, Runnable task) throws InterruptedException {
-        CompletableFuture<Void> done = new CompletableFuture<>();
-        loop.execute(() -> {
-            try {
-                task.run();
-                done.complete(null);
-            }
-            catch (RuntimeException | AssertionError ex) {
-                done.completeExceptionally(ex);
-            }
-        });
-        try {
-            done.get(10, TimeUnit.SECONDS);
-        }
-        catch (ExecutionException | TimeoutException ex) {
-            throw new AssertionError("a task on the loop did not complete", ex);
-        }
     }
 
     /**
