@@ -33,6 +33,11 @@
 #   PINGPONG_WARMUP [200]       unmeasured round trips per connection before those
 #   WARMUP_HELLO [250]          warm-up cycles per client (8 clients) per server
 #   WARMUP_PINGPONG [10000]     warm-up round trips per client (4 clients) per server
+#   WARMUP_SESSIONS [5120]        short ping-pong sessions (2 round trips each, 64 at a time) through the
+#                               Java server's pingpong endpoint after the warm-up: the code that runs once
+#                               per session (accept, session start and end) reaches the JIT's thresholds
+#                               only after thousands of sessions, and until then it compiles in the
+#                               measured rounds (the C servers get none: they have no JIT)
 #   JIT_SETTLE_ROUNDS [8]       after the warm-up, unmeasured rounds of the measured tests against the
 #                               Java server until its JIT compiler threads used less than
 #                               JIT_QUIET_MS [100] of CPU in one (at most this many): a compilation
@@ -66,6 +71,7 @@ C_HELLO_PORT=${C_HELLO_PORT:-7304}
 C_PINGPONG_PORT=${C_PINGPONG_PORT:-7306}
 J_HELLO_PORT=${J_HELLO_PORT:-7204}
 J_PINGPONG_PORT=${J_PINGPONG_PORT:-7206}
+WARMUP_SESSIONS=${WARMUP_SESSIONS:-5120}
 JIT_SETTLE_ROUNDS=${JIT_SETTLE_ROUNDS:-8}
 JIT_QUIET_MS=${JIT_QUIET_MS:-100}
 C_BUSY_POLL_US=${C_BUSY_POLL_US:-50}
@@ -147,6 +153,19 @@ run() {
   [ $crc = 0 ] || { fail "$server $proto c=$conc rep=$rep: load_client exit $crc"; sed 's/^/  client: /' "$LOG/client.err" | tail -n 20; }
 }
 
+# churn: WARMUP_SESSIONS short, unmeasured ping-pong sessions through the Java server, 64 at a time
+churn() {
+  local done=0 t0=$SECONDS jit0
+  jit0=$(jit_ms "$java_pid")
+  while [ "$done" -lt "$WARMUP_SESSIONS" ]; do
+    "$BIN/load_client" pingpong "$ADDR" "$J_PINGPONG_PORT" --rounds 2 --warmup 0 --concurrency 64 --timeout 300 \
+      > /dev/null 2>"$LOG/client.err" \
+      || { fail "java session churn: load_client exit $?"; sed 's/^/  client: /' "$LOG/client.err" | tail -n 20; return 1; }
+    done=$((done + 64))
+  done
+  echo "INFO churn sessions=$done seconds=$((SECONDS - t0)) compiler_ms=$(( $(jit_ms "$java_pid") - jit0 ))"
+}
+
 memory() {   # LABEL
   local heap heapc nonheap
   heap=$(metric jvm.memory.used area:heap)
@@ -189,6 +208,7 @@ main() {
     run "$server" rate "$RATE_CLIENTS" warmup
   done
   [ -z "${c_spin:-}" ] || PINGPONG_ROUNDS_4=$WARMUP_PINGPONG run cspin pingpong 4 warmup
+  [ "$WARMUP_SESSIONS" -gt 0 ] && churn
   local test
   settle_jit "$java_pid"
   echo "INFO warmup_seconds=$((SECONDS - t0))"

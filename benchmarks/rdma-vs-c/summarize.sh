@@ -31,8 +31,14 @@ awk -f "$HERE/lib-ratios.awk" -f /dev/stdin -v ratetest="rate/$(sed -n 's/.*rate
 /^== kernel/ { header = substr($0, 4) }
 /^MEM after-warmup/ { memw = $0 }
 /^MEM end/ { meme = $0 }
+/^INFO churn / { churn = $0 }
+# the Java server's threads in a measured round of the rate test: its JIT compilers' share
+/^THREADS / && $2 == "rate" && $4 != "rep=warmup:" {
+  jitrounds++
+  for (i = 5; i <= NF; i++) { split($i, th, "="); threadms += th[2]; if (th[1] ~ /^C[12]_Compiler/) jitms += th[2] }
+}
 END {
-  spin = (("cspin", "pingpong/1", "p50") in pooled)
+  spin = (("cspin", "pingpong/1", "p50") in pooled) || (("cspin", ratetest, "p50") in pooled)
   print "| metric | C server | Java server | Java / C: median of rounds (spread) | pooled | target | met |"
   print "|---|---|---|---|---|---|---|"
   row("connection rate, sequential (cycles/s)", "hello/1", "rate", "/s", 0.90, 1, "c")
@@ -78,6 +84,12 @@ END {
       kv(meme, "java_rss_kb") / 1024, kv(meme, "java_hwm_kb") / 1024, kv(meme, "java_heap_used_b") / 1048576,
       kv(meme, "java_nonheap_used_b") / 1048576, kv(meme, "java_threads")
   printf "%d rounds; %s; the JVM took %s s to serve.\n", reps, header, java_start
+  if (churn != "")
+    printf "Warm-up: %d short sessions through the Java server (%s s), its JIT compilers %.1f s of CPU meanwhile.\n",
+      kv(churn, "sessions"), kv(churn, "seconds"), kv(churn, "compiler_ms") / 1000
+  if (jitrounds > 0)
+    printf "Java's JIT compiler threads in the measured runs of the rate test: %.0f ms per run, %.1f %% of its busiest threads' CPU.\n",
+      jitms / jitrounds, (threadms > 0) ? 100 * jitms / threadms : 0
   if (errors > 0 || fails > 0) printf "\n**%d client errors, %d FAIL lines: see the results file.**\n", errors, fails
   if (few) printf "\n**Fewer than 5 rounds: no target can be called met.**\n"
   exit (missing || few || errors > 0 || fails > 0) ? 2 : (missed ? 1 : 0)
