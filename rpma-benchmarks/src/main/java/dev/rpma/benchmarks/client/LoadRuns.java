@@ -102,6 +102,15 @@ final class LoadRuns {
         return (System.nanoTime() - start) / 1_000_000;
     }
 
+    /**
+     * The CPU time this JVM's compiler threads have used, in ms ({@code /proc} counts it in clock ticks,
+     * of 10 ms on Linux); -1 where it cannot be read.
+     */
+    static long compilerMillis() {
+        long ticks = compilerTicks();
+        return (ticks < 0) ? -1 : ticks * 10;
+    }
+
     /** CPU clock ticks of this JVM's compiler threads (user and system); -1 where they cannot be read. */
     private static long compilerTicks() {
         Path tasks = Path.of("/proc/self/task");

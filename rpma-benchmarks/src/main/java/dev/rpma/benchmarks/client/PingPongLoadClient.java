@@ -89,10 +89,12 @@ public final class PingPongLoadClient {
                 return run.result(client.reconnects());
             }
             run.jitWaitMillis = LoadRuns.awaitJitIdle(deadline);
+            long compiled = LoadRuns.compilerMillis();
             run.start(client);
             if (!run.await(deadline)) {
                 run.fail("not every message was answered within " + options.timeoutSeconds() + " s");
             }
+            run.jitRunMillis = (compiled < 0) ? -1 : LoadRuns.compilerMillis() - compiled;
             return run.result(client.reconnects());
         }
         catch (InterruptedException ex) {
@@ -170,6 +172,9 @@ public final class PingPongLoadClient {
         /** How long the run waited for the JIT compiler threads to be idle before it started. */
         long jitWaitMillis;
 
+        /** The CPU time the JIT compiler threads used during the run, in ms; -1 where it cannot be read. */
+        long jitRunMillis = -1;
+
         /** When the first measured message was sent; written by the chain that sends it, read after {@link #idle}. */
         private volatile long firstMeasuredSend;
 
@@ -245,8 +250,9 @@ public final class PingPongLoadClient {
             boolean written = LoadRuns.writeLatencies(this.options.latencyFile(), sorted, "PingPongLoadClient");
             String line = LoadRuns.pingPongLine(this.options.address(), this.options.concurrency(), n, seconds, sorted,
                     retries, this.errors.get(), this.options.inflight())
-                    + String.format(Locale.ROOT, " loop_wakeups_per_msg=%.3f jit_wait_ms=%d",
-                            (n > 1) ? (double) (lastWakeups - firstWakeups) / (n - 1) : 0, this.jitWaitMillis);
+                    + String.format(Locale.ROOT, " loop_wakeups_per_msg=%.3f jit_wait_ms=%d jit_run_ms=%d",
+                            (n > 1) ? (double) (lastWakeups - firstWakeups) / (n - 1) : 0, this.jitWaitMillis,
+                            this.jitRunMillis);
             return new Result(line, this.errors.get() == 0 && n == expected && written);
         }
     }

@@ -58,7 +58,7 @@ class PingPongLoadClientTest {
         Result result = PingPongLoadClient.run(this.loopback.rpma, options("--rounds 100 --warmup 10 --concurrency 3 --inflight 4"));
         assertThat(result.ok()).as(result.line()).isTrue();
         assertThat(result.line()).contains(" concurrency=3 rounds=300 ").contains(" errors=0 inflight=4 ")
-            .containsPattern(" loop_wakeups_per_msg=\\d+\\.\\d{3} jit_wait_ms=\\d+$");
+            .containsPattern(" loop_wakeups_per_msg=\\d+\\.\\d{3} jit_wait_ms=\\d+ jit_run_ms=-?\\d+$");
     }
 
     @Test
