@@ -33,7 +33,7 @@
 #   PINGPONG_WARMUP [200]       unmeasured round trips per connection before those
 #   WARMUP_HELLO [250]          warm-up cycles per client (8 clients) per server
 #   WARMUP_PINGPONG [10000]     warm-up round trips per client (4 clients) per server
-#   WARMUP_SESSIONS [5120]        short ping-pong sessions (2 round trips each, 64 at a time) through the
+#   WARMUP_SESSIONS [5120]      short ping-pong sessions (2 round trips each, 64 at a time) through the
 #                               Java server's pingpong endpoint after the warm-up: the code that runs once
 #                               per session (accept, session start and end) reaches the JIT's thresholds
 #                               only after thousands of sessions, and until then it compiles in the
@@ -82,6 +82,8 @@ LOG=$(mktemp -d /tmp/compare.XXXXXX)
 failures=0
 
 fail() { echo "FAIL $*"; failures=$((failures+1)); }
+# client_failed WHAT: a FAIL line and the end of the load client's standard error
+client_failed() { fail "$1"; sed 's/^/  client: /' "$LOG/client.err" | tail -n 20; }
 # the threads that used the most CPU between two thread_ticks snapshots: "name=ms ..."
 thread_delta() {
   awk -v hz="$(getconf CLK_TCK)" 'NR == FNR { before[$1] = $2; next }
@@ -150,7 +152,7 @@ run() {
     thread_ticks "$pid" > "$LOG/threads.after"
     echo "THREADS $proto c=$conc rep=$rep: $(thread_delta "$LOG/threads.before" "$LOG/threads.after")"
   fi
-  [ $crc = 0 ] || { fail "$server $proto c=$conc rep=$rep: load_client exit $crc"; sed 's/^/  client: /' "$LOG/client.err" | tail -n 20; }
+  [ $crc = 0 ] || client_failed "$server $proto c=$conc rep=$rep: load_client exit $crc"
 }
 
 # churn: WARMUP_SESSIONS short, unmeasured ping-pong sessions through the Java server, 64 at a time
@@ -160,7 +162,7 @@ churn() {
   while [ "$done" -lt "$WARMUP_SESSIONS" ]; do
     "$BIN/load_client" pingpong "$ADDR" "$J_PINGPONG_PORT" --rounds 2 --warmup 0 --concurrency 64 --timeout 300 \
       > /dev/null 2>"$LOG/client.err" \
-      || { fail "java session churn: load_client exit $?"; sed 's/^/  client: /' "$LOG/client.err" | tail -n 20; return 1; }
+      || { client_failed "java session churn: load_client exit $?"; return 1; }
     done=$((done + 64))
   done
   echo "INFO churn sessions=$done seconds=$((SECONDS - t0)) compiler_ms=$(( $(jit_ms "$java_pid") - jit0 ))"

@@ -112,8 +112,9 @@ public final class RpmaClient implements AutoCloseable {
     private final EncodingSession encoding;
 
     /**
-     * Where {@link #choose} starts looking, advanced by each choice: opaque reads and writes, not an atomic increment per request, so two threads choosing at once
-     * may start at the same place, which only changes which of equally loaded connections is taken.
+     * Where {@link #choose} starts looking, advanced by each choice: opaque reads and writes, not an
+     * atomic increment per request, so two threads choosing at once may start at the same place, which
+     * only changes which of equally loaded connections is taken.
      */
     @SuppressWarnings("unused") // through ROTATION
     private int rotation;
