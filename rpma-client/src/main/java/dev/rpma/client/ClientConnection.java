@@ -74,6 +74,14 @@ final class ClientConnection implements RpmaClientConnection, RpmaEventLoop.IoHa
 
     final int loopIndex;
 
+    /**
+     * Whether a request made on its loop is submitted in the call ({@link #takeOnLoop}): framed, the
+     * server sends only into receives it was granted; raw, only when the receives outnumber the raw
+     * window, so that an exchange sent before the receive of the reply being delivered is posted
+     * again still finds one for its answer.
+     */
+    private final boolean submitsOnLoop;
+
     /** Requests and operations other threads handed to its loop that the loop has not taken yet. */
     private final AtomicInteger handedOver = new AtomicInteger();
 
@@ -143,6 +151,7 @@ final class ClientConnection implements RpmaClientConnection, RpmaEventLoop.IoHa
         this.index = index;
         this.loop = loop;
         this.loopIndex = loopIndex;
+        this.submitsOnLoop = settings.framed() || settings.receiveSlots() > settings.rawWindow();
         this.deadlines = new RequestDeadlines(loop, this::timedOut);
     }
 
@@ -204,6 +213,7 @@ final class ClientConnection implements RpmaClientConnection, RpmaEventLoop.IoHa
      * and not counted, once the loop has stopped.
      */
     boolean handOver(PendingRequest request) {
+        request.ownPayload();
         request.owner = this;
         if (this.loop.inLoop()) {
             request.handedOver = false;
@@ -218,6 +228,27 @@ final class ClientConnection implements RpmaClientConnection, RpmaEventLoop.IoHa
         }
         release(request);
         return false;
+    }
+
+    /**
+     * Submits a request made on this connection's loop (in a callback) in the call, where the task
+     * queue would run it only after the callback and the rest of the loop's work: with one request in
+     * flight, that way is all inside its round trip. {@code false} on another thread, and when the
+     * receives do not allow it ({@link #submitsOnLoop}): then {@link #handOver}.
+     */
+    boolean takeOnLoop(PendingRequest request) {
+        if (!this.submitsOnLoop || !this.loop.inLoop()) {
+            return false;
+        }
+        request.owner = this;
+        request.handedOver = false;
+        countHeld(1);
+        submit(request);
+        if (!request.posted) {
+            // it waits (or went to another connection's loop): the caller may reuse its array
+            request.ownPayload();
+        }
+        return true;
     }
 
     /** On the loop: takes a request handed over ({@link #handOver}). */

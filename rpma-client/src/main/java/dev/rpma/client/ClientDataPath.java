@@ -30,6 +30,7 @@ import dev.rpma.server.loop.RpmaEventLoop;
  * <p>A receive's work request id is its slot; a send's its slot with {@link #SEND} set; a one-sided
  * operation's its index with {@link #ONE_SIDED} set: the opcode of a failed completion is undefined.
  * A reply's payload is copied out of its receive and delivered before the receive is posted again.
+ * A request that finds nothing waiting before it is posted in the call that submits it.
  *
  * <p>Past 400 lines because sends, receives, credits, exchanges and one-sided operations share one
  * completion queue, its dispatch by work request id and the slot bookkeeping, which change together
@@ -94,6 +95,9 @@ final class ClientDataPath implements RpmaEventLoop.BusyPoller, RpmaEventLoop.Io
 
     private boolean stopped;
 
+    /** {@link #pump} runs: what a posted message's callback submits waits for it there. */
+    private boolean pumping;
+
     ClientDataPath(ClientConnection owner, RpmaClientSettings settings, ClientSlots slots, RpmaEventLoop loop) {
         this.owner = owner;
         this.settings = settings;
@@ -138,8 +142,26 @@ final class ClientDataPath implements RpmaEventLoop.BusyPoller, RpmaEventLoop.Io
         if (this.stopped) {
             return false;
         }
+        if (this.waiting.isEmpty() && !this.pumping && this.attached && !request.finished && !request.isDone()
+                && mayPost(request)) {
+            // nothing waits before it: posted in the call, without the queue
+            this.pumping = true;
+            try {
+                post(Long.numberOfTrailingZeros(this.freeSends), request);
+            }
+            finally {
+                this.pumping = false;
+            }
+            if (!this.waiting.isEmpty()) {
+                // what its callbacks submitted meanwhile (a one-way message's completes when posted)
+                pump();
+            }
+            return true;
+        }
         this.waiting.add(request);
-        pump();
+        if (!this.pumping) {
+            pump();
+        }
         return true;
     }
 
@@ -157,6 +179,16 @@ final class ClientDataPath implements RpmaEventLoop.BusyPoller, RpmaEventLoop.Io
         if (!this.attached || this.stopped) {
             return;
         }
+        this.pumping = true;
+        try {
+            pumpWaiting();
+        }
+        finally {
+            this.pumping = false;
+        }
+    }
+
+    private void pumpWaiting() {
         PendingRequest next;
         while ((next = this.waiting.peek()) != null) {
             if (next.finished || next.isDone()) {
@@ -164,17 +196,20 @@ final class ClientDataPath implements RpmaEventLoop.BusyPoller, RpmaEventLoop.Io
                 this.owner.finishCancelled(next);
                 continue;
             }
-            long available = this.freeSends;
-            if (available == 0 || (this.framing != null && !this.framing.maySend())
-                    || (next.kind == PendingRequest.Kind.RAW_EXCHANGE && this.exchanges.size() >= this.settings.rawWindow())) {
+            if (!mayPost(next)) {
                 return;
             }
             this.waiting.poll();
-            int slot = Long.numberOfTrailingZeros(available);
-            if (!post(slot, next)) {
+            if (!post(Long.numberOfTrailingZeros(this.freeSends), next)) {
                 return;
             }
         }
+    }
+
+    /** Whether a send slot, the framing's credits and the raw window let {@code next} go now. */
+    private boolean mayPost(PendingRequest next) {
+        return this.freeSends != 0 && (this.framing == null || this.framing.maySend())
+                && (next.kind != PendingRequest.Kind.RAW_EXCHANGE || this.exchanges.size() < this.settings.rawWindow());
     }
 
     private boolean post(int slot, PendingRequest request) {
@@ -189,8 +224,8 @@ final class ClientDataPath implements RpmaEventLoop.BusyPoller, RpmaEventLoop.Io
                 request.requestId = id;
                 this.inFlight.put(request);
             }
-            frame.put(RpmaFraming.HEADER_SIZE, request.payload);
-            frame.put(RpmaFraming.HEADER_SIZE + request.payload.length, request.route);
+            ClientSlots.write(frame, RpmaFraming.HEADER_SIZE, request.payload);
+            ClientSlots.write(frame, RpmaFraming.HEADER_SIZE + request.payload.length, request.route);
             length = RpmaFraming.HEADER_SIZE + request.payload.length + request.route.length;
             // only to a server that said it takes one; an unobserved request asks nothing
             byte[] traceParent = (request.observed != null && this.framing.peerTakesTraceContext())
@@ -202,7 +237,7 @@ final class ClientDataPath implements RpmaEventLoop.BusyPoller, RpmaEventLoop.Io
             this.framing.writeHeader(frame, type, request.payload.length, id, request.route.length, traceParent != null);
         }
         else {
-            frame.put(0, request.payload);
+            ClientSlots.write(frame, 0, request.payload);
             length = request.payload.length;
             if (request.kind == PendingRequest.Kind.RAW_EXCHANGE) {
                 this.exchanges.add(request);
@@ -211,6 +246,7 @@ final class ClientDataPath implements RpmaEventLoop.BusyPoller, RpmaEventLoop.Io
         if (!postFrame(slot, length)) {
             return false;
         }
+        request.posted = true;
         if (request.kind == PendingRequest.Kind.MESSAGE || request.kind == PendingRequest.Kind.RAW_SEND) {
             this.owner.succeed(request, POSTED);
         }
@@ -388,7 +424,7 @@ final class ClientDataPath implements RpmaEventLoop.BusyPoller, RpmaEventLoop.Io
         ByteBuffer frame = this.slots.receives[slot];
         if (this.framing == null) {
             byte[] message = new byte[length];
-            frame.get(0, message);
+            ClientSlots.read(frame, 0, message);
             PendingRequest exchange = this.exchanges.poll();
             if (exchange != null) {
                 this.owner.succeed(exchange, message);
@@ -437,8 +473,9 @@ final class ClientDataPath implements RpmaEventLoop.BusyPoller, RpmaEventLoop.Io
 
     /**
      * Posts a receive again once its message was copied out and delivered: the repost, a native call,
-     * is not on the way from a reply to its future's callbacks. What those callbacks send is posted
-     * after this, from the loop's tasks, so the receive is back before any answer to it can come.
+     * is not on the way from a reply to its future's callbacks, nor between a callback's request and
+     * its send. Such a request is posted within the callback only where the other receives can take
+     * its answer ({@link ClientConnection#takeOnLoop}); otherwise from the loop's tasks, after this.
      */
     private void repostAfterDelivery(int slot) {
         if (!this.stopped) {
@@ -448,7 +485,7 @@ final class ClientDataPath implements RpmaEventLoop.BusyPoller, RpmaEventLoop.Io
 
     private static byte[] payload(ByteBuffer frame) {
         byte[] payload = new byte[RpmaFraming.payloadLength(frame)];
-        frame.get(RpmaFraming.HEADER_SIZE, payload);
+        ClientSlots.read(frame, RpmaFraming.HEADER_SIZE, payload);
         return payload;
     }
 

@@ -1,5 +1,7 @@
 package dev.rpma.client;
 
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 
@@ -16,6 +18,15 @@ import dev.rpma.binding.RpmaPeer;
 final class ClientSlots implements AutoCloseable {
 
     private static final int ALIGN = 64;
+
+    /**
+     * Up to this many bytes are copied between a slot and an array eight at a time on the caller's
+     * stack; longer ones by the buffer's bulk copy, which calls the JVM's copy routine: for the
+     * small messages a request/reply client mostly sends, that call is most of the copy.
+     */
+    private static final int SMALL_COPY = 64;
+
+    private static final VarHandle LONGS = MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.LITTLE_ENDIAN);
 
     /** The peer they are registered on: a connection on another device's peer needs slots of its own. */
     final RpmaPeer peer;
@@ -58,6 +69,38 @@ final class ClientSlots implements AutoCloseable {
                 .order(ByteOrder.LITTLE_ENDIAN);
         }
         return views;
+    }
+
+    /** Copies {@code bytes} into the little-endian {@code slot} at {@code at}. */
+    static void write(ByteBuffer slot, int at, byte[] bytes) {
+        int length = bytes.length;
+        if (length > SMALL_COPY) {
+            slot.put(at, bytes);
+            return;
+        }
+        int i = 0;
+        for (; i + Long.BYTES <= length; i += Long.BYTES) {
+            slot.putLong(at + i, (long) LONGS.get(bytes, i));
+        }
+        for (; i < length; i++) {
+            slot.put(at + i, bytes[i]);
+        }
+    }
+
+    /** Copies {@code into.length} bytes from the little-endian {@code slot} at {@code at}. */
+    static void read(ByteBuffer slot, int at, byte[] into) {
+        int length = into.length;
+        if (length > SMALL_COPY) {
+            slot.get(at, into);
+            return;
+        }
+        int i = 0;
+        for (; i + Long.BYTES <= length; i += Long.BYTES) {
+            LONGS.set(into, i, slot.getLong(at + i));
+        }
+        for (; i < length; i++) {
+            into[i] = slot.get(at + i);
+        }
     }
 
     long offset(int slot) {

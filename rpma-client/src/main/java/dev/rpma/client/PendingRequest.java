@@ -8,9 +8,10 @@ import org.jspecify.annotations.Nullable;
 /**
  * One request, message or exchange of an {@link RpmaClient}, from the call to its completion. It is
  * itself the future the caller gets and the task that hands it to its connection's loop
- * ({@link #run}, through the loop's task queue, which publishes it), so that a request is one object.
- * From then on it is read and written only on the loop of the connection that holds it, and moved to
- * another connection only by that loop.
+ * ({@link #run}, through the loop's task queue, which publishes it), so that a request is one object;
+ * made on that loop (in a callback), it is submitted there in the call
+ * ({@link ClientConnection#takeOnLoop}). From then on it is read and written only on the loop of the
+ * connection that holds it, and moved to another connection only by that loop.
  */
 final class PendingRequest extends CompletableFuture<byte[]> implements Runnable {
 
@@ -32,7 +33,15 @@ final class PendingRequest extends CompletableFuture<byte[]> implements Runnable
 
     final String routeText;
 
-    final byte[] payload;
+    /**
+     * What it sends: the caller's array while the call that made it runs and it is not yet sent (a
+     * request posted in the call is copied into its send slot there, {@link ClientConnection#takeOnLoop});
+     * a copy of its own ({@link #ownPayload}) before it waits, goes to another thread, or may be sent
+     * again, since the caller may reuse the array once the call returns.
+     */
+    byte[] payload;
+
+    private boolean ownsPayload;
 
     final boolean idempotent;
 
@@ -57,6 +66,9 @@ final class PendingRequest extends CompletableFuture<byte[]> implements Runnable
     /** The id of its REQUEST on its current connection, -1 before it was sent. */
     int requestId = -1;
 
+    /** Its frame was posted (copied into a send slot) at least once. */
+    boolean posted;
+
     /** Times it was sent again after a lost connection. */
     int retries;
 
@@ -73,6 +85,9 @@ final class PendingRequest extends CompletableFuture<byte[]> implements Runnable
         this.routeText = routeText;
         this.payload = payload;
         this.idempotent = idempotent;
+        if (idempotent) {
+            ownPayload();
+        }
         this.timeout = timeout;
         this.startNanos = startNanos;
         this.deadlineNanos = this.startNanos + timeout.toNanos();
@@ -85,6 +100,14 @@ final class PendingRequest extends CompletableFuture<byte[]> implements Runnable
         ClientConnection connection = this.owner;
         if (connection != null) {
             connection.take(this);
+        }
+    }
+
+    /** Takes a copy of the caller's array, once: from now on the call may return before it is sent. */
+    void ownPayload() {
+        if (!this.ownsPayload) {
+            this.payload = this.payload.clone();
+            this.ownsPayload = true;
         }
     }
 

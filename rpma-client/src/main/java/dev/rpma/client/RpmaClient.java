@@ -468,7 +468,7 @@ public final class RpmaClient implements AutoCloseable {
             request.completeExceptionally(failure);
             return request;
         }
-        if (!target.handOver(request)) {
+        if (!target.takeOnLoop(request) && !target.handOver(request)) {
             RpmaClientClosedException closed = new RpmaClientClosedException(server());
             completed(request, RpmaClientObserver.Outcome.CLOSED, closed);
             request.completeExceptionally(closed);
@@ -528,7 +528,7 @@ public final class RpmaClient implements AutoCloseable {
         }
         checkPayload(payload);
         Duration timeout = (options.timeout() != null) ? options.timeout() : this.settings.requestTimeout();
-        return new PendingRequest(kind, routeBytes, route, payload.clone(), options.idempotent(), timeout, madeAt(),
+        return new PendingRequest(kind, routeBytes, route, payload, options.idempotent(), timeout, madeAt(),
                 this.requestObserver.start(name(), server(), route));
     }
 
@@ -538,7 +538,7 @@ public final class RpmaClient implements AutoCloseable {
             throw new IllegalArgumentException("An empty message cannot be sent in raw mode: the server would see a"
                     + " receive of 0 bytes");
         }
-        return new PendingRequest(kind, NO_ROUTE, "", payload.clone(), false, this.settings.requestTimeout(), madeAt(),
+        return new PendingRequest(kind, NO_ROUTE, "", payload, false, this.settings.requestTimeout(), madeAt(),
                 this.requestObserver.start(name(), server(), ""));
     }
 

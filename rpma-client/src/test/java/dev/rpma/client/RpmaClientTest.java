@@ -269,27 +269,107 @@ class RpmaClientTest {
     }
 
     @Test
-    void aReplyIsDeliveredBeforeItsReceiveIsPostedAgainAndWhatItsCallbackSendsFollowsTheRepost() throws Exception {
+    void aRequestMadeInAReplysCallbackIsSentInTheCallBeforeTheReplysReceiveIsPostedAgain() throws Exception {
+        // 4 receives and a raw window of 1: the other receives take the answer to what the callback sends
         this.client = builder().mode(RpmaWireMode.RAW).build();
         await("the connection", () -> this.client.connectionStates().get(RpmaClientConnectionState.ESTABLISHED) == 1);
         FakeConnection connection = this.fake.lastConnection();
-        CompletableFuture<Long> receivesAtCallback = new CompletableFuture<>();
+        CompletableFuture<Integer> sentWhenTheCallReturned = new CompletableFuture<>();
+        CompletableFuture<Long> repostsBeforeTheCallbackEnded = new CompletableFuture<>();
         CompletableFuture<byte[]> next = new CompletableFuture<>();
+        byte[] reused = { 3 };
         this.client.exchange(new byte[] { 1 }).whenComplete((reply, failure) -> {
-            receivesAtCallback.complete(receives(connection));
-            this.client.exchange(new byte[] { 3 }).whenComplete((r, f) -> next.complete(r));
+            long before = receives(connection);
+            this.client.exchange(reused).whenComplete((r, f) -> next.complete(r));
+            sentWhenTheCallReturned.complete(connection.sent().size());
+            reused[0] = 9;
+            repostsBeforeTheCallbackEnded.complete(receives(connection) - before);
         });
         await("the first message", () -> connection.sent().size() == 1);
         long before = receives(connection);
         connection.deliver(new byte[] { 2 });
-        assertThat(receivesAtCallback.get(10, TimeUnit.SECONDS)).as("no repost before the reply's callback ran")
-            .isEqualTo(before);
+        assertThat(sentWhenTheCallReturned.get(10, TimeUnit.SECONDS)).as("posted within exchange()").isEqualTo(2);
+        assertThat(repostsBeforeTheCallbackEnded.get(10, TimeUnit.SECONDS)).as("no repost before the callback ended")
+            .isZero();
+        assertThat(connection.sent().get(1)).as("copied into its slot in the call, before the caller reused its array")
+            .containsExactly(3);
+        await("the reply's receive back", () -> receives(connection) == before + 1);
+        List<String> order = connection.posted().stream().map(PostedOperation::function).toList();
+        assertThat(order.subList(order.size() - 2, order.size())).as("the callback's send, then the repost")
+            .containsExactly("rpma_send", "rpma_recv");
+        connection.deliver(new byte[] { 4 });
+        assertThat(next.get(10, TimeUnit.SECONDS)).containsExactly(4);
+    }
+
+    @Test
+    void withoutASpareReceiveWhatAReplysCallbackSendsFollowsTheRepostWithACopyOfItsArray() throws Exception {
+        // as many receives as exchanges may wait: the answer to the callback's message needs the reply's receive
+        this.client = builder().mode(RpmaWireMode.RAW).receiveSlots(2).rawWindow(2).build();
+        await("the connection", () -> this.client.connectionStates().get(RpmaClientConnectionState.ESTABLISHED) == 1);
+        FakeConnection connection = this.fake.lastConnection();
+        CompletableFuture<Integer> sentWhenTheCallReturned = new CompletableFuture<>();
+        CompletableFuture<byte[]> next = new CompletableFuture<>();
+        byte[] reused = { 3 };
+        this.client.exchange(new byte[] { 1 }).whenComplete((reply, failure) -> {
+            this.client.exchange(reused).whenComplete((r, f) -> next.complete(r));
+            sentWhenTheCallReturned.complete(connection.sent().size());
+            reused[0] = 9;
+        });
+        await("the first message", () -> connection.sent().size() == 1);
+        connection.deliver(new byte[] { 2 });
+        assertThat(sentWhenTheCallReturned.get(10, TimeUnit.SECONDS)).as("not posted within exchange()").isEqualTo(1);
         await("the second message", () -> connection.sent().size() == 2);
+        assertThat(connection.sent().get(1)).as("its own copy of the caller's array").containsExactly(3);
         List<String> order = connection.posted().stream().map(PostedOperation::function).toList();
         assertThat(order.subList(order.size() - 2, order.size())).as("the receive back before the callback's send")
             .containsExactly("rpma_recv", "rpma_send");
         connection.deliver(new byte[] { 4 });
         assertThat(next.get(10, TimeUnit.SECONDS)).containsExactly(4);
+    }
+
+    @Test
+    void aRequestThatWaitsBehindTheRawWindowSendsWhatItsArrayHeldWhenItWasMade() throws Exception {
+        this.client = builder().mode(RpmaWireMode.RAW).build();
+        await("the connection", () -> this.client.connectionStates().get(RpmaClientConnectionState.ESTABLISHED) == 1);
+        FakeConnection connection = this.fake.lastConnection();
+        List<CompletableFuture<byte[]>> made = new CopyOnWriteArrayList<>();
+        CompletableFuture<Integer> sentWhenTheCallsReturned = new CompletableFuture<>();
+        byte[] reused = { 3 };
+        this.client.exchange(new byte[] { 1 }).whenComplete((reply, failure) -> {
+            made.add(this.client.exchange(reused));
+            reused[0] = 5;
+            made.add(this.client.exchange(reused));
+            reused[0] = 9;
+            sentWhenTheCallsReturned.complete(connection.sent().size());
+        });
+        await("the first message", () -> connection.sent().size() == 1);
+        connection.deliver(new byte[] { 2 });
+        assertThat(sentWhenTheCallsReturned.get(10, TimeUnit.SECONDS)).as("the second in the call, the third waits")
+            .isEqualTo(2);
+        connection.deliver(new byte[] { 4 });
+        assertThat(made.get(0).get(10, TimeUnit.SECONDS)).containsExactly(4);
+        await("the third message", () -> connection.sent().size() == 3);
+        assertThat(connection.sent().subList(1, 3)).as("each what the array held at its call")
+            .containsExactly(new byte[] { 3 }, new byte[] { 5 });
+        connection.deliver(new byte[] { 6 });
+        assertThat(made.get(1).get(10, TimeUnit.SECONDS)).containsExactly(6);
+    }
+
+    @Test
+    void anExchangeMadeWhenAMessagePostedInTheCallIsDoneGoesOutWithoutWaitingForAnotherEvent() throws Exception {
+        this.client = builder().mode(RpmaWireMode.RAW).build();
+        await("the connection", () -> this.client.connectionStates().get(RpmaClientConnectionState.ESTABLISHED) == 1);
+        FakeConnection connection = this.fake.lastConnection();
+        CompletableFuture<byte[]> last = new CompletableFuture<>();
+        this.client.exchange(new byte[] { 1 }).whenComplete((reply, failure) -> this.client.send(new byte[] { 3 })
+            .whenComplete((posted, notPosted) -> this.client.exchange(new byte[] { 5 })
+                .whenComplete((r, f) -> last.complete(r))));
+        await("the first message", () -> connection.sent().size() == 1);
+        connection.deliver(new byte[] { 2 });
+        await("the message and the exchange its completion made", () -> connection.sent().size() == 3);
+        assertThat(connection.sent().subList(1, 3)).containsExactly(new byte[] { 3 }, new byte[] { 5 });
+        connection.deliver(new byte[] { 6 });
+        assertThat(last.get(10, TimeUnit.SECONDS)).containsExactly(6);
     }
 
     @Test
