@@ -244,8 +244,9 @@ final class ClientConnection implements RpmaClientConnection, RpmaEventLoop.IoHa
         request.handedOver = false;
         countHeld(1);
         submit(request);
-        if (!request.posted) {
-            // it waits (or went to another connection's loop): the caller may reuse its array
+        if (request.owner == this && (!request.posted || request.idempotent)) {
+            // it waits here, or may be sent again after a lost connection: the caller may reuse its
+            // array (one handed to another connection's loop took its copy on the way)
             request.ownPayload();
         }
         return true;

@@ -34,14 +34,12 @@ final class PendingRequest extends CompletableFuture<byte[]> implements Runnable
     final String routeText;
 
     /**
-     * What it sends: the caller's array while the call that made it runs and it is not yet sent (a
-     * request posted in the call is copied into its send slot there, {@link ClientConnection#takeOnLoop});
-     * a copy of its own ({@link #ownPayload}) before it waits, goes to another thread, or may be sent
-     * again, since the caller may reuse the array once the call returns.
+     * What it sends: the caller's array while the call that made it runs (a request posted in the call
+     * is copied into its send slot there, {@link ClientConnection#takeOnLoop}); a copy
+     * ({@link #ownPayload}) before the call returns when it waits, goes to another thread, or may be
+     * sent again (idempotent), since the caller may reuse the array then.
      */
     byte[] payload;
-
-    private boolean ownsPayload;
 
     final boolean idempotent;
 
@@ -85,9 +83,6 @@ final class PendingRequest extends CompletableFuture<byte[]> implements Runnable
         this.routeText = routeText;
         this.payload = payload;
         this.idempotent = idempotent;
-        if (idempotent) {
-            ownPayload();
-        }
         this.timeout = timeout;
         this.startNanos = startNanos;
         this.deadlineNanos = this.startNanos + timeout.toNanos();
@@ -103,12 +98,9 @@ final class PendingRequest extends CompletableFuture<byte[]> implements Runnable
         }
     }
 
-    /** Takes a copy of the caller's array, once: from now on the call may return before it is sent. */
+    /** Takes a copy of what it sends: the caller may reuse its array once the call returns. */
     void ownPayload() {
-        if (!this.ownsPayload) {
-            this.payload = this.payload.clone();
-            this.ownsPayload = true;
-        }
+        this.payload = this.payload.clone();
     }
 
     /** What it is, for messages. */

@@ -211,6 +211,33 @@ class RpmaClientTest {
     }
 
     @Test
+    void anIdempotentRequestPostedInAReplysCallbackIsSentAgainWithWhatItsArrayHeldAtTheCall() throws Exception {
+        this.client = builder().build();
+        ScriptedServer first = connect(0);
+        byte[] get = { 3 };
+        CompletableFuture<CompletableFuture<byte[]>> made = new CompletableFuture<>();
+        CompletableFuture<Integer> sentWhenTheCallReturned = new CompletableFuture<>();
+        this.client.request("create", new byte[] { 1 }).whenComplete((reply, failure) -> {
+            made.complete(this.client.request("get", get, RpmaRequestOptions.idempotentRequest()));
+            sentWhenTheCallReturned.complete(first.requests().size());
+            get[0] = 99;
+        });
+        first.reply(first.awaitRequests(1).get(0).requestId(), new byte[] { 2 });
+        CompletableFuture<byte[]> idempotent = made.get(10, TimeUnit.SECONDS);
+        assertThat(sentWhenTheCallReturned.get(10, TimeUnit.SECONDS)).as("posted within request()").isEqualTo(2);
+        assertThat(first.awaitRequests(2).get(1).payload()).containsExactly(3);
+        first.connection().peerDisconnects();
+        ScriptedServer second = connect(1);
+        List<ScriptedServer.Frame> resent = second.awaitRequests(1);
+        assertThat(resent).singleElement().satisfies((frame) -> {
+            assertThat(frame.route()).isEqualTo("get");
+            assertThat(frame.payload()).as("its own copy, not the array the caller changed").containsExactly(3);
+        });
+        second.reply(resent.get(0).requestId(), new byte[] { 33 });
+        assertThat(idempotent.get(10, TimeUnit.SECONDS)).containsExactly(33);
+    }
+
+    @Test
     void failedAttemptsBackOffExponentiallyUpToTheMaximumThenTheConnectionIsMade() throws Exception {
         for (int i = 0; i < 4; i++) {
             this.fake.failNext("rpma_conn_req_new", RpmaError.PROVIDER.code(), Errno.EIO);
