@@ -4,16 +4,13 @@ import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.lang.management.ManagementFactory;
 import java.nio.ByteOrder;
-import java.time.Duration;
 import java.util.Arrays;
 import java.util.Locale;
 import java.util.concurrent.CompletableFuture;
-import java.util.function.BiConsumer;
 
 import dev.rpma.binding.Rpma;
 import dev.rpma.binding.testing.FakeLibRpma;
 import dev.rpma.client.RpmaClient;
-import dev.rpma.client.RpmaClientConnectionState;
 import dev.rpma.server.RpmaWireMode;
 
 /**
@@ -188,20 +185,7 @@ public final class ClientLoopBenchmark {
                 .receiveSlots(32)
                 .rawWindow(16)
                 .build();
-            long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
-            while (!this.stub.established()
-                    || this.client.connections().get(0).state() != RpmaClientConnectionState.ESTABLISHED) {
-                if (System.nanoTime() - deadline > 0) {
-                    throw new IllegalStateException("the benchmark's connection was not established");
-                }
-                Thread.sleep(1);
-            }
-            this.loop = Thread.getAllStackTraces()
-                .keySet()
-                .stream()
-                .filter((thread) -> thread.getName().equals("rpma-client-" + name + "-0"))
-                .findFirst()
-                .orElseThrow(() -> new IllegalStateException("no event loop thread of client " + name));
+            this.loop = this.stub.awaitClient(this.client, name);
         }
 
         /** {loop bytes, caller bytes, loop CPU ns per request, requests per second}. */
@@ -254,9 +238,8 @@ public final class ClientLoopBenchmark {
          * client's loop; each reply must carry its request's value.
          */
         private void loop(int count) {
-            Chain chain = new Chain(this, count);
-            chain.next();
-            chain.done.join();
+            new LoopedChain(this.client, this.variant.framed(), this.nextValue, count).run();
+            this.nextValue += count;
         }
 
         @Override
@@ -264,52 +247,6 @@ public final class ClientLoopBenchmark {
             this.client.close();
             this.stub.close();
             this.fake.close();
-        }
-    }
-
-    /** One request after the other, the next made in the previous reply's callback. */
-    private static final class Chain implements BiConsumer<byte[], Throwable> {
-
-        private final Bench bench;
-
-        private final byte[] payload = new byte[PAYLOAD];
-
-        final CompletableFuture<Void> done = new CompletableFuture<>();
-
-        private int left;
-
-        private long value;
-
-        Chain(Bench bench, int count) {
-            this.bench = bench;
-            this.left = count;
-        }
-
-        void next() {
-            this.value = this.bench.nextValue++;
-            LITTLE_ENDIAN_LONG.set(this.payload, 0, this.value);
-            CompletableFuture<byte[]> reply = this.bench.variant.framed() ? this.bench.client.request("bench", this.payload)
-                    : this.bench.client.exchange(this.payload);
-            reply.whenComplete(this);
-        }
-
-        @Override
-        public void accept(byte[] reply, Throwable failure) {
-            if (failure != null) {
-                this.done.completeExceptionally(failure);
-                return;
-            }
-            long got = (long) LITTLE_ENDIAN_LONG.get(reply, 0);
-            if (got != this.value) {
-                this.done.completeExceptionally(
-                        new IllegalStateException("the reply carried " + got + ", not " + this.value));
-            }
-            else if (--this.left == 0) {
-                this.done.complete(null);
-            }
-            else {
-                next();
-            }
         }
     }
 }

@@ -9,8 +9,6 @@ import java.nio.channels.DatagramChannel;
 import java.time.Duration;
 import java.util.Arrays;
 import java.util.Locale;
-import java.util.concurrent.CompletableFuture;
-import java.util.function.BiConsumer;
 
 import org.jspecify.annotations.Nullable;
 
@@ -19,7 +17,6 @@ import dev.rpma.binding.internal.LibRpma;
 import dev.rpma.binding.testing.FakeLibRpma;
 import dev.rpma.binding.testing.ForwardingLibRpma;
 import dev.rpma.client.RpmaClient;
-import dev.rpma.client.RpmaClientConnectionState;
 import dev.rpma.server.RpmaWireMode;
 
 /**
@@ -159,28 +156,13 @@ public final class ClientPathAfterSyscall {
                 .sendSlots(2)
                 .requestTimeout(Duration.ofMinutes(5))
                 .build();
-            long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
-            while (!this.stub.established()
-                    || this.client.connections().get(0).state() != RpmaClientConnectionState.ESTABLISHED) {
-                if (System.nanoTime() - deadline > 0) {
-                    throw new IllegalStateException("the benchmark's connection was not established");
-                }
-                Thread.sleep(1);
-            }
-            this.loop = Thread.getAllStackTraces()
-                .keySet()
-                .stream()
-                .filter((thread) -> thread.getName().equals("rpma-client-" + name + "-0"))
-                .findFirst()
-                .orElseThrow(() -> new IllegalStateException("no event loop thread of client " + name));
+            this.loop = this.stub.awaitClient(this.client, name);
         }
 
         /** CPU ns of the client's loop per exchange. */
         double round(int count) {
             long cpu = THREADS.getThreadCpuTime(this.loop.getId());
-            Chain chain = new Chain(this.client, count);
-            chain.next();
-            chain.done.join();
+            new LoopedChain(this.client, false, 1, count).run();
             return (double) (THREADS.getThreadCpuTime(this.loop.getId()) - cpu) / count;
         }
 
@@ -189,44 +171,6 @@ public final class ClientPathAfterSyscall {
             this.client.close();
             this.stub.close();
             this.fake.close();
-        }
-    }
-
-    /** One exchange after the other, each made in the previous reply's callback. */
-    private static final class Chain implements BiConsumer<byte[], Throwable> {
-
-        private final RpmaClient client;
-
-        private final byte[] payload = new byte[Long.BYTES];
-
-        final CompletableFuture<Void> done = new CompletableFuture<>();
-
-        private int left;
-
-        Chain(RpmaClient client, int count) {
-            this.client = client;
-            this.left = count;
-        }
-
-        void next() {
-            this.payload[0]++;
-            this.client.exchange(this.payload).whenComplete(this);
-        }
-
-        @Override
-        public void accept(byte[] reply, Throwable failure) {
-            if (failure != null) {
-                this.done.completeExceptionally(failure);
-            }
-            else if (reply[0] != this.payload[0]) {
-                this.done.completeExceptionally(new IllegalStateException("the reply is not the message echoed"));
-            }
-            else if (--this.left == 0) {
-                this.done.complete(null);
-            }
-            else {
-                next();
-            }
         }
     }
 }

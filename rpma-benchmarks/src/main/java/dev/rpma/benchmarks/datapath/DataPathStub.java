@@ -2,12 +2,15 @@ package dev.rpma.benchmarks.datapath;
 
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
+import java.time.Duration;
 
 import dev.rpma.binding.RpmaError;
 import dev.rpma.binding.internal.LibC;
 import dev.rpma.binding.internal.LibRpma;
 import dev.rpma.binding.internal.NativeMemory;
 import dev.rpma.binding.testing.ForwardingLibRpma;
+import dev.rpma.client.RpmaClient;
+import dev.rpma.client.RpmaClientConnectionState;
 import dev.rpma.server.RpmaFraming;
 
 /**
@@ -131,6 +134,27 @@ final class DataPathStub extends ForwardingLibRpma {
                 throw new IllegalStateException("eventfd() failed");
             }
         }
+    }
+
+    /**
+     * Waits until {@code client} (built on this stand-in, one connection, named {@code name}) is
+     * established on both sides, and returns its event loop's thread, whose CPU time the client
+     * benchmarks measure.
+     */
+    Thread awaitClient(RpmaClient client, String name) throws InterruptedException {
+        long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+        while (!established() || client.connections().get(0).state() != RpmaClientConnectionState.ESTABLISHED) {
+            if (System.nanoTime() - deadline > 0) {
+                throw new IllegalStateException("the benchmark's connection was not established");
+            }
+            Thread.sleep(1);
+        }
+        return Thread.getAllStackTraces()
+            .keySet()
+            .stream()
+            .filter((thread) -> thread.getName().equals("rpma-client-" + name + "-0"))
+            .findFirst()
+            .orElseThrow(() -> new IllegalStateException("no event loop thread of client " + name));
     }
 
     // ---------------------------------------------------------------- setup: the fake's, recorded
