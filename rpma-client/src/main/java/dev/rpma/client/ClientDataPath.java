@@ -95,7 +95,10 @@ final class ClientDataPath implements RpmaEventLoop.BusyPoller, RpmaEventLoop.Io
 
     private boolean stopped;
 
-    /** {@link #pump} runs: what a posted message's callback submits waits for it there. */
+    /**
+     * A post runs ({@link #pump}, or {@link #submit(PendingRequest)}'s in the call): what a posted
+     * message's callback submits meanwhile waits in the queue, and is sent when that post is done.
+     */
     private boolean pumping;
 
     ClientDataPath(ClientConnection owner, RpmaClientSettings settings, ClientSlots slots, RpmaEventLoop loop) {
