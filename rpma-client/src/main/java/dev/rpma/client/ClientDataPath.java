@@ -30,7 +30,8 @@ import dev.rpma.server.loop.RpmaEventLoop;
  * <p>A receive's work request id is its slot; a send's its slot with {@link #SEND} set; a one-sided
  * operation's its index with {@link #ONE_SIDED} set: the opcode of a failed completion is undefined.
  * A reply's payload is copied out of its receive and delivered before the receive is posted again.
- * A request that finds nothing waiting before it is posted in the call that submits it.
+ * A request that finds nothing waiting before it is posted in the call that submits it, which pumps
+ * the queue (also when it comes from a callback of a post, inside a pump in progress).
  *
  * <p>Past 400 lines because sends, receives, credits, exchanges and one-sided operations share one
  * completion queue, its dispatch by work request id and the slot bookkeeping, which change together
@@ -95,12 +96,6 @@ final class ClientDataPath implements RpmaEventLoop.BusyPoller, RpmaEventLoop.Io
 
     private boolean stopped;
 
-    /**
-     * A post runs ({@link #pump}, or {@link #submit(PendingRequest)}'s in the call): what a posted
-     * message's callback submits meanwhile waits in the queue, and is sent when that post is done.
-     */
-    private boolean pumping;
-
     ClientDataPath(ClientConnection owner, RpmaClientSettings settings, ClientSlots slots, RpmaEventLoop loop) {
         this.owner = owner;
         this.settings = settings;
@@ -145,26 +140,8 @@ final class ClientDataPath implements RpmaEventLoop.BusyPoller, RpmaEventLoop.Io
         if (this.stopped) {
             return false;
         }
-        if (this.waiting.isEmpty() && !this.pumping && this.attached && !request.finished && !request.isDone()
-                && mayPost(request)) {
-            // nothing waits before it: posted in the call, without the queue
-            this.pumping = true;
-            try {
-                post(Long.numberOfTrailingZeros(this.freeSends), request);
-            }
-            finally {
-                this.pumping = false;
-            }
-            if (!this.waiting.isEmpty()) {
-                // what its callbacks submitted meanwhile (a one-way message's completes when posted)
-                pump();
-            }
-            return true;
-        }
         this.waiting.add(request);
-        if (!this.pumping) {
-            pump();
-        }
+        pump();
         return true;
     }
 
@@ -182,16 +159,6 @@ final class ClientDataPath implements RpmaEventLoop.BusyPoller, RpmaEventLoop.Io
         if (!this.attached || this.stopped) {
             return;
         }
-        this.pumping = true;
-        try {
-            pumpWaiting();
-        }
-        finally {
-            this.pumping = false;
-        }
-    }
-
-    private void pumpWaiting() {
         PendingRequest next;
         while ((next = this.waiting.peek()) != null) {
             if (next.finished || next.isDone()) {
@@ -199,20 +166,17 @@ final class ClientDataPath implements RpmaEventLoop.BusyPoller, RpmaEventLoop.Io
                 this.owner.finishCancelled(next);
                 continue;
             }
-            if (!mayPost(next)) {
+            long available = this.freeSends;
+            if (available == 0 || (this.framing != null && !this.framing.maySend())
+                    || (next.kind == PendingRequest.Kind.RAW_EXCHANGE && this.exchanges.size() >= this.settings.rawWindow())) {
                 return;
             }
             this.waiting.poll();
-            if (!post(Long.numberOfTrailingZeros(this.freeSends), next)) {
+            int slot = Long.numberOfTrailingZeros(available);
+            if (!post(slot, next)) {
                 return;
             }
         }
-    }
-
-    /** Whether a send slot, the framing's credits and the raw window let {@code next} go now. */
-    private boolean mayPost(PendingRequest next) {
-        return this.freeSends != 0 && (this.framing == null || this.framing.maySend())
-                && (next.kind != PendingRequest.Kind.RAW_EXCHANGE || this.exchanges.size() < this.settings.rawWindow());
     }
 
     private boolean post(int slot, PendingRequest request) {

@@ -119,9 +119,9 @@ public final class ClientLoopBenchmark {
         for (int v = 0; v < VARIANTS.length; v++) {
             double[][] rounds = results[v];
             double allocated = Arrays.stream(rounds).mapToDouble((r) -> r[0]).max().orElse(Double.NaN) - replyBytes;
-            double caller = median(Arrays.stream(rounds).mapToDouble((r) -> r[1]).sorted().toArray());
-            double cpu = median(Arrays.stream(rounds).mapToDouble((r) -> r[2]).sorted().toArray());
-            double rate = median(Arrays.stream(rounds).mapToDouble((r) -> r[3]).sorted().toArray());
+            double caller = Medians.of(Arrays.stream(rounds).mapToDouble((r) -> r[1]).sorted().toArray());
+            double cpu = Medians.of(Arrays.stream(rounds).mapToDouble((r) -> r[2]).sorted().toArray());
+            double rate = Medians.of(Arrays.stream(rounds).mapToDouble((r) -> r[3]).sorted().toArray());
             Variant variant = VARIANTS[v];
             String call = variant.framed() ? "request" : "exchange";
             // a looped request is made on the loop: its future and its copy are the loop's, reported, not judged
@@ -150,11 +150,6 @@ public final class ClientLoopBenchmark {
             best = Math.min(best, (THREADS.getThreadAllocatedBytes(id) - before) / count);
         }
         return best;
-    }
-
-    private static double median(double[] sorted) {
-        int n = sorted.length;
-        return (n % 2 == 1) ? sorted[n / 2] : (sorted[n / 2 - 1] + sorted[n / 2]) / 2;
     }
 
     /** One client of one connection to the stand-in, and its event loop thread. */

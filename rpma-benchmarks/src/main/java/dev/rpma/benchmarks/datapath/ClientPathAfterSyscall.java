@@ -44,10 +44,11 @@ public final class ClientPathAfterSyscall {
     public static void main(String[] args) throws Exception {
         int exchanges = 30_000;
         int rounds = 7;
-        for (int i = 0; i + 1 < args.length; i += 2) {
+        for (int i = 0; i < args.length; i += 2) {
+            String value = (i + 1 < args.length) ? args[i + 1] : "";
             switch (args[i]) {
-                case "--exchanges" -> exchanges = Integer.parseInt(args[i + 1]);
-                case "--rounds" -> rounds = Integer.parseInt(args[i + 1]);
+                case "--exchanges" -> exchanges = Integer.parseInt(value);
+                case "--rounds" -> rounds = Integer.parseInt(value);
                 default -> throw new IllegalArgumentException("Unknown option " + args[i]);
             }
         }
@@ -63,9 +64,12 @@ public final class ClientPathAfterSyscall {
                 results[1][r] = after.round(exchanges);
                 results[2][r] = datagrams.round(exchanges);
             }
-            double warmNs = median(results[0]);
-            double afterNs = median(results[1]);
-            double syscallNs = median(results[2]);
+            for (double[] measured : results) {
+                Arrays.sort(measured);
+            }
+            double warmNs = Medians.of(results[0]);
+            double afterNs = Medians.of(results[1]);
+            double syscallNs = Medians.of(results[2]);
             System.out.printf(Locale.ROOT, "%d rounds of %d exchanges, medians; %d CPUs, Java %s%n", rounds, exchanges,
                     Runtime.getRuntime().availableProcessors(), System.getProperty("java.version"));
             System.out.printf(Locale.ROOT, "warm:    %8.0f ns of the loop's CPU per exchange%n", warmNs);
@@ -74,13 +78,6 @@ public final class ClientPathAfterSyscall {
             System.out.printf(Locale.ROOT, "the client's path after the system call: %.0f ns, %.2f times its warm cost%n",
                     afterNs - syscallNs, (afterNs - syscallNs) / warmNs);
         }
-    }
-
-    private static double median(double[] values) {
-        double[] sorted = values.clone();
-        Arrays.sort(sorted);
-        int n = sorted.length;
-        return (n % 2 == 1) ? sorted[n / 2] : (sorted[n / 2 - 1] + sorted[n / 2]) / 2;
     }
 
     /** Datagrams to a bound socket nobody reads: the kernel's UDP path, dropped at the full socket. */

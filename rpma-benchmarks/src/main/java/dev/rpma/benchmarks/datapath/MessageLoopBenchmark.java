@@ -113,16 +113,11 @@ public final class MessageLoopBenchmark {
             String mode = ((VARIANTS[v][1] > 0) ? "busy-polls " + VARIANTS[v][1] + " us" : "no busy poll")
                     + ((VARIANTS[v][2] > 0) ? ", SRQ" : "");
             System.out.printf(Locale.ROOT, "%d, %-26s %15.3f %20.0f (%.0f-%.0f) %24.0f%n", VARIANTS[v][0], mode, allocated,
-                    median(cpu), cpu[0], cpu[cpu.length - 1], median(rate));
+                    Medians.of(cpu), cpu[0], cpu[cpu.length - 1], Medians.of(rate));
             maxAllocated = Math.max(maxAllocated, allocated);
         }
         System.out.printf(Locale.ROOT, "%nbytes allocated per message on the event loop: %.3f (largest round of any"
                 + " variant); target 0: %s%n", maxAllocated, (maxAllocated == 0) ? "met" : "MISSED");
-    }
-
-    private static double median(double[] sorted) {
-        int n = sorted.length;
-        return (n % 2 == 1) ? sorted[n / 2] : (sorted[n / 2 - 1] + sorted[n / 2]) / 2;
     }
 
     /** Delivers {@code count} messages, {@code inflight} at a time, and waits for every reply. */
