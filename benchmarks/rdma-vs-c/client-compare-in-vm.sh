@@ -36,6 +36,8 @@
 #   CLIENT_JAR [rpma-benchmarks/target/benchmarks.jar]
 #   JAVA_CLIENT_OPTS [-XX:+UseSerialGC -Xms64m -Xmx256m -XX:-UsePerfData]  the server comparison's
 #   JAVA_CLIENT_OPTS_B [JAVA_CLIENT_OPTS]  the second JVM's options (CLIENT_JAR_B)
+#   JAVA_B [java]             the second JVM's launcher, to compare one build on two JVMs
+#                             (e.g. /usr/lib/jvm/temurin-25-jdk-amd64/bin/java)
 #   JAVA_CLIENT_ARGS []       more PingPongLoadClient options for every Java run (--event-loops N,
 #                             --busy-poll-us N; defaults: the client's, 1 loop without a busy poll,
 #                             which looks at its queues until empty and sleeps, as load_client
@@ -103,11 +105,11 @@ start() {
   # bash keeps one coprocess: the second JVM talks through two named pipes
   mkfifo "$LOG/b.in" "$LOG/b.out"
   # shellcheck disable=SC2086
-  java ${JAVA_CLIENT_OPTS_B:-$JAVA_CLIENT_OPTS} -cp "$CLIENT_JAR_B" "${CLIENT_MAIN_B:-dev.rpma.benchmarks.client.PingPongLoadClient}" --commands \
+  "${JAVA_B:-java}" ${JAVA_CLIENT_OPTS_B:-$JAVA_CLIENT_OPTS} -cp "$CLIENT_JAR_B" "${CLIENT_MAIN_B:-dev.rpma.benchmarks.client.PingPongLoadClient}" --commands \
     < "$LOG/b.in" > "$LOG/b.out" 2> "$LOG/javab-client.err" &
   javab_pid=$!
   exec {to_javab}> "$LOG/b.in" {from_javab}< "$LOG/b.out"
-  echo "INFO javab_pid=$javab_pid javab_jar=$CLIENT_JAR_B javab_main=${CLIENT_MAIN_B:-PingPongLoadClient}"
+  echo "INFO javab_pid=$javab_pid javab_jar=$CLIENT_JAR_B javab_main=${CLIENT_MAIN_B:-PingPongLoadClient} javab_java=${JAVA_B:-java}"
 }
 
 # run CLIENT(c|java) PROTO(pingpong|rate) CONNECTIONS REP

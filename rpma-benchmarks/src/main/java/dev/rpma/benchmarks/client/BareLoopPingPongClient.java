@@ -35,12 +35,18 @@ import dev.rpma.server.loop.RpmaEventLoop;
  * <p>With {@value #FUTURES} = true each round trip also goes through what the client's API adds at
  * the least: a {@link CompletableFuture} made at the send, with the next step as its
  * {@code whenComplete} callback, completed with the reply copied into a new {@code byte[]}.
+ *
+ * <p>With {@value #REPOST_IN_ROUND} = true each round trip's time starts before the receive is posted
+ * again instead of after it: the repost is inside the timed interval, as it is for {@code RpmaClient},
+ * which posts a reply's receive again after the callback's next send, not before the caller's call.
  */
 public final class BareLoopPingPongClient {
 
     static final String TOUCH_PAGES = "rpma.benchmarks.touch-pages";
 
     static final String FUTURES = "rpma.benchmarks.future-per-exchange";
+
+    static final String REPOST_IN_ROUND = "rpma.benchmarks.repost-in-round";
 
     private BareLoopPingPongClient() {
     }
@@ -117,6 +123,8 @@ public final class BareLoopPingPongClient {
 
         private final boolean futures = Boolean.getBoolean(FUTURES);
 
+        private final boolean repostInRound = Boolean.getBoolean(REPOST_IN_ROUND);
+
         private final BiConsumer<byte[], @Nullable Throwable> replied = (reply, failure) -> next(System.nanoTime(),
                 (long) LITTLE_ENDIAN_LONG.get(reply, 0));
 
@@ -161,7 +169,7 @@ public final class BareLoopPingPongClient {
                 return;
             }
             try {
-                send();
+                send(System.nanoTime());
             }
             catch (RuntimeException ex) {
                 end("rpma_send failed: " + ex);
@@ -176,9 +184,10 @@ public final class BareLoopPingPongClient {
             }
         }
 
-        private void send() {
+        /** Sends the round's value; its time runs from {@code start}. */
+        private void send(long start) {
             this.session.put(this.value);
-            this.t0 = System.nanoTime();
+            this.t0 = start;
             if (this.round == this.options.warmup()) {
                 this.first = this.t0;
             }
@@ -251,8 +260,9 @@ public final class BareLoopPingPongClient {
                 return;
             }
             try {
+                long start = this.repostInRound ? System.nanoTime() : 0;
                 this.session.repost();
-                send();
+                send(this.repostInRound ? start : System.nanoTime());
             }
             catch (RuntimeException ex) {
                 end("rpma_recv or rpma_send failed: " + ex);
@@ -269,7 +279,7 @@ public final class BareLoopPingPongClient {
         Result result() {
             String extra = String.format(Locale.ROOT, " loop_wakeups_per_msg=%.3f%s",
                     (this.total > 0) ? (double) this.loop.wakeups() / this.total : 0,
-                    this.futures ? " future_per_exchange=1" : "");
+                    (this.futures ? " future_per_exchange=1" : "") + (this.repostInRound ? " repost_in_round=1" : ""));
             return BarePingPongClient.result("BareLoopPingPongClient", this.options, this.latencies, this.measured,
                     this.first, this.last, this.failure, extra);
         }
