@@ -46,7 +46,7 @@ import dev.rpma.server.loop.RpmaLogThread;
  * are in {@link ClientDataPath}, the requests in flight in {@link InFlightRequests}, their timeouts in
  * {@link RequestDeadlines}.
  */
-final class ClientConnection implements RpmaClientConnection, RpmaEventLoop.IoHandler {
+final class ClientConnection implements RpmaClientConnection, PoolChoice.Candidate, RpmaEventLoop.IoHandler {
 
     private static final Logger logger = LoggerFactory.getLogger(ClientConnection.class);
 
@@ -193,7 +193,8 @@ final class ClientConnection implements RpmaClientConnection, RpmaEventLoop.IoHa
     }
 
     /** Requests and operations given to it and not finished, as far as this thread can see; any thread. */
-    int load() {
+    @Override
+    public int load() {
         return this.handedOver.get() + (int) HELD.getOpaque(this);
     }
 

@@ -256,7 +256,7 @@ public final class RpmaClient implements AutoCloseable {
 
     /** The established connection with the fewest requests in flight, for one-sided access. */
     public RpmaClientConnection connection() {
-        ClientConnection chosen = choose(null, RpmaClientConnectionState.ESTABLISHED);
+        ClientConnection chosen = choose(null, false);
         if (chosen == null) {
             RpmaClientException why = lastFailure();
             throw (why != null) ? why : new RpmaClientException(server(), "No connection to " + server()
@@ -430,10 +430,7 @@ public final class RpmaClient implements AutoCloseable {
      * the pool's last attempt failed.
      */
     void elsewhere(PendingRequest request, ClientConnection from, @Nullable RpmaClientException why) {
-        ClientConnection target = this.closing.get() ? null : choose(from, RpmaClientConnectionState.ESTABLISHED);
-        if (target == null && !this.closing.get()) {
-            target = choose(from, RpmaClientConnectionState.CONNECTING);
-        }
+        ClientConnection target = this.closing.get() ? null : choose(from, true);
         RpmaClientException cause = (why != null) ? why : from.lastFailure();
         if (target == null && !this.closing.get() && from.state() == RpmaClientConnectionState.BACKING_OFF
                 && (cause == null || cause instanceof RpmaConnectionLostException)) {
@@ -457,10 +454,7 @@ public final class RpmaClient implements AutoCloseable {
     // ---------------------------------------------------------------- the rest
 
     private CompletableFuture<byte[]> dispatch(PendingRequest request) {
-        ClientConnection target = this.closing.get() ? null : choose(null, RpmaClientConnectionState.ESTABLISHED);
-        if (target == null && !this.closing.get()) {
-            target = choose(null, RpmaClientConnectionState.CONNECTING);
-        }
+        ClientConnection target = this.closing.get() ? null : choose(null, true);
         if (target == null) {
             RpmaClientException failure = this.closing.get() ? new RpmaClientClosedException(server())
                     : failureWithoutConnection();
@@ -476,25 +470,15 @@ public final class RpmaClient implements AutoCloseable {
         return request;
     }
 
-    /** The connection in {@code state} with the fewest in flight, the next in turn among equals, other than {@code not}. */
-    private @Nullable ClientConnection choose(@Nullable ClientConnection not, RpmaClientConnectionState state) {
-        int size = this.connections.length;
+    /**
+     * The established connection with the fewest in flight, other than {@code not}, else with
+     * {@code orConnecting} the connecting one with the fewest ({@link PoolChoice}); each choice starts
+     * one place further round the pool, so that equally loaded connections take turns.
+     */
+    private @Nullable ClientConnection choose(@Nullable ClientConnection not, boolean orConnecting) {
         int turn = (int) ROTATION.getOpaque(this);
         ROTATION.setOpaque(this, turn + 1);
-        int start = Math.floorMod(turn, size);
-        ClientConnection best = null;
-        int bestLoad = 0;
-        for (int i = 0; i < size; i++) {
-            ClientConnection candidate = this.connections[(start + i) % size];
-            if (candidate != not && candidate.state() == state) {
-                int load = candidate.load();
-                if (best == null || load < bestLoad) {
-                    best = candidate;
-                    bestLoad = load;
-                }
-            }
-        }
-        return best;
+        return PoolChoice.choose(this.connections, not, Math.floorMod(turn, this.connections.length), orConnecting);
     }
 
     private @Nullable RpmaClientException lastFailure() {
