@@ -44,7 +44,7 @@ import dev.rpma.server.loop.RpmaLogThread;
  * <p>It is some 850 lines because a connection's life (connect, back-off, teardown) and the hand-over
  * of its requests share one loop-confined state that splitting would expose; the frames and completions
  * are in {@link ClientDataPath}, the requests in flight in {@link InFlightRequests}, their timeouts in
- * {@link RequestDeadlines}.
+ * {@link RequestTimer}.
  */
 final class ClientConnection implements RpmaClientConnection, PoolChoice.Candidate, RpmaEventLoop.IoHandler {
 
@@ -81,6 +81,9 @@ final class ClientConnection implements RpmaClientConnection, PoolChoice.Candida
      * again still finds one for its answer.
      */
     private final boolean submitsOnLoop;
+
+    /** Whether the client's observer takes the end of every request ({@link RpmaClient#completed}). */
+    private final boolean reportsEnds;
 
     /** Requests and operations other threads handed to its loop that the loop has not taken yet. */
     private final AtomicInteger handedOver = new AtomicInteger();
@@ -143,7 +146,7 @@ final class ClientConnection implements RpmaClientConnection, PoolChoice.Candida
     private final ArrayDeque<PendingRequest> parked = new ArrayDeque<>();
 
     /** The timeouts of the requests it holds, parked ones too. */
-    private final RequestDeadlines deadlines;
+    private final RequestTimer timeouts;
 
     ClientConnection(RpmaClient client, RpmaClientSettings settings, int index, RpmaEventLoop loop, int loopIndex) {
         this.client = client;
@@ -152,7 +155,8 @@ final class ClientConnection implements RpmaClientConnection, PoolChoice.Candida
         this.loop = loop;
         this.loopIndex = loopIndex;
         this.submitsOnLoop = settings.framed() || settings.receiveSlots() > settings.rawWindow();
-        this.deadlines = new RequestDeadlines(loop, this::timedOut);
+        this.reportsEnds = client.observer() != RpmaClientObserver.NONE;
+        this.timeouts = new RequestTimer(loop, this::sweep);
     }
 
     // ---------------------------------------------------------------- RpmaClientConnection
@@ -406,9 +410,10 @@ final class ClientConnection implements RpmaClientConnection, PoolChoice.Candida
         }
     }
 
-    /** Keeps {@code request} for the next connection; on the loop, while BACKING_OFF. */
+    /** Keeps {@code request} for the next connection, within its timeout; on the loop, while BACKING_OFF. */
     void park(PendingRequest request) {
         this.parked.add(request);
+        this.timeouts.watch(request.deadlineNanos);
     }
 
     private ClientSlots slots(RpmaPeer peer) {
@@ -556,18 +561,26 @@ final class ClientConnection implements RpmaClientConnection, PoolChoice.Candida
             this.client.elsewhere(request, this, null);
             return;
         }
-        if (!this.deadlines.holds(request)) {
-            // the loop's reading of the clock: one that expires meanwhile is sent, and then timed out by
-            // the deadlines' timer
-            if (request.deadlineNanos - this.loop.clockNanos() <= 0) {
-                timedOut(request);
-                return;
-            }
-            this.deadlines.add(request);
+        // the loop's reading of the clock: one that expires meanwhile is sent, and then timed out by the timer
+        if (request.deadlineNanos - this.loop.clockNanos() <= 0) {
+            timedOut(request);
+            return;
         }
+        this.timeouts.watch(request.deadlineNanos);
         if (!path.submit(request)) {
             this.client.elsewhere(request, this, null);
         }
+    }
+
+    /** The timer fired: what it holds past its deadline times out. */
+    private void sweep(RequestTimer timer) {
+        List<PendingRequest> due = new ArrayList<>();
+        ClientDataPath.collectDue(this.parked, timer, due);
+        ClientDataPath path = this.data;
+        if (path != null) {
+            path.collectDue(timer, due);
+        }
+        due.forEach(this::timedOut);
     }
 
     private void timedOut(PendingRequest request) {
@@ -596,30 +609,29 @@ final class ClientConnection implements RpmaClientConnection, PoolChoice.Candida
         finish(request, RpmaClientObserver.Outcome.CLOSED, null, null);
     }
 
-    /** Records the outcome once: the timer is cancelled, the load counted down, the future completed. */
+    /**
+     * Records the outcome once: the load counted down, the end reported where something takes it (an
+     * observer of the client, the request's observation), the future completed.
+     */
     void finish(PendingRequest request, RpmaClientObserver.Outcome outcome, byte @Nullable [] reply,
             @Nullable Throwable failure) {
         if (request.finished) {
             return;
         }
         request.finished = true;
-        this.deadlines.remove(request);
         ClientConnection counted = request.owner;
         if (counted != null) {
             counted.release(request);
         }
-        this.client.completed(request, outcome, failure);
+        if (this.reportsEnds || request.observed != null) {
+            this.client.completed(request, outcome, failure);
+        }
         if (failure != null) {
             request.completeExceptionally(failure);
         }
         else if (reply != null) {
             request.complete(reply);
         }
-    }
-
-    /** Moves the request's timer here from the loop it was on, when it is given to another connection. */
-    void dropTimer(PendingRequest request) {
-        this.deadlines.remove(request);
     }
 
     /** The operation ended; on the loop, which counted it when it started it. */

@@ -30,8 +30,9 @@ import dev.rpma.server.loop.RpmaEventLoop;
  * <p>A receive's work request id is its slot; a send's its slot with {@link #SEND} set; a one-sided
  * operation's its index with {@link #ONE_SIDED} set: the opcode of a failed completion is undefined.
  * A reply's payload is copied out of its receive and delivered before the receive is posted again.
- * A request that finds nothing waiting before it is posted in the call that submits it, which pumps
- * the queue (also when it comes from a callback of a post, inside a pump in progress).
+ * A request that finds nothing waiting before it and a slot, a credit and the raw window free is
+ * posted in the call that submits it (also when it comes from a callback of a post, inside a pump in
+ * progress); otherwise it waits, and the queue is pumped as completions free what it waits for.
  *
  * <p>Past 400 lines because sends, receives, credits, exchanges and one-sided operations share one
  * completion queue, its dispatch by work request id and the slot bookkeeping, which change together
@@ -140,8 +141,13 @@ final class ClientDataPath implements RpmaEventLoop.BusyPoller, RpmaEventLoop.Io
         if (this.stopped) {
             return false;
         }
-        this.waiting.add(request);
-        pump();
+        if (this.waiting.isEmpty() && mayPost(request)) {
+            send(request);
+        }
+        else {
+            this.waiting.add(request);
+            pump();
+        }
         return true;
     }
 
@@ -154,6 +160,21 @@ final class ClientDataPath implements RpmaEventLoop.BusyPoller, RpmaEventLoop.Io
         this.exchanges.remove(request);
     }
 
+    /** Adds to {@code into} the requests it holds (waiting or sent) whose deadline passed by {@code timer}'s sweep. */
+    void collectDue(RequestTimer timer, List<PendingRequest> into) {
+        collectDue(this.waiting, timer, into);
+        collectDue(this.exchanges, timer, into);
+        this.inFlight.collectDue(timer, into);
+    }
+
+    static void collectDue(Iterable<PendingRequest> requests, RequestTimer timer, List<PendingRequest> into) {
+        for (PendingRequest request : requests) {
+            if (timer.due(request.deadlineNanos)) {
+                into.add(request);
+            }
+        }
+    }
+
     /** Sends what waits, while slots, credits and the raw window allow. */
     private void pump() {
         if (!this.attached || this.stopped) {
@@ -161,22 +182,34 @@ final class ClientDataPath implements RpmaEventLoop.BusyPoller, RpmaEventLoop.Io
         }
         PendingRequest next;
         while ((next = this.waiting.peek()) != null) {
-            if (next.finished || next.isDone()) {
-                this.waiting.poll();
-                this.owner.finishCancelled(next);
-                continue;
-            }
-            long available = this.freeSends;
-            if (available == 0 || (this.framing != null && !this.framing.maySend())
-                    || (next.kind == PendingRequest.Kind.RAW_EXCHANGE && this.exchanges.size() >= this.settings.rawWindow())) {
+            if (!isCancelled(next) && !mayPost(next)) {
                 return;
             }
             this.waiting.poll();
-            int slot = Long.numberOfTrailingZeros(available);
-            if (!post(slot, next)) {
+            if (!send(next)) {
                 return;
             }
         }
+    }
+
+    /** Whether a slot, a credit and the raw window let {@code request} go now. */
+    private boolean mayPost(PendingRequest request) {
+        return this.attached && !this.stopped && this.freeSends != 0 && (this.framing == null || this.framing.maySend())
+                && (request.kind != PendingRequest.Kind.RAW_EXCHANGE || this.exchanges.size() < this.settings.rawWindow());
+    }
+
+    /** Its caller cancelled its future before it was sent. */
+    private static boolean isCancelled(PendingRequest request) {
+        return request.finished || request.isDone();
+    }
+
+    /** Posts {@code request} into a free slot, or ends it when it was cancelled; {@code false} when the post failed. */
+    private boolean send(PendingRequest request) {
+        if (isCancelled(request)) {
+            this.owner.finishCancelled(request);
+            return true;
+        }
+        return post(Long.numberOfTrailingZeros(this.freeSends), request);
     }
 
     private boolean post(int slot, PendingRequest request) {

@@ -81,6 +81,15 @@ final class InFlightRequests {
         return this.size;
     }
 
+    /** Adds to {@code into} the requests whose deadline passed by {@code timer}'s sweep. */
+    void collectDue(RequestTimer timer, Collection<PendingRequest> into) {
+        for (PendingRequest request : this.table) {
+            if (request != null && timer.due(request.deadlineNanos)) {
+                into.add(request);
+            }
+        }
+    }
+
     /** Moves every request into {@code into} and empties the table. */
     void drainTo(Collection<PendingRequest> into) {
         for (int i = 0; i < this.table.length; i++) {

@@ -58,9 +58,6 @@ final class PendingRequest extends CompletableFuture<byte[]> implements Runnable
     /** Counted as handed over to {@link #owner}'s loop and not yet taken there. */
     boolean handedOver;
 
-    /** Its place in its connection's {@link RequestDeadlines}, -1 while none watches its timeout. */
-    int deadlineIndex = -1;
-
     /** The id of its REQUEST on its current connection, -1 before it was sent. */
     int requestId = -1;
 

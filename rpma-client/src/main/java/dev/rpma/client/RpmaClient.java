@@ -444,7 +444,6 @@ public final class RpmaClient implements AutoCloseable {
             from.finish(request, ClientConnection.outcomeOf(failure), null, failure);
             return;
         }
-        from.dropTimer(request);
         from.release(request);
         if (!target.handOver(request)) {
             from.finish(request, RpmaClientObserver.Outcome.CLOSED, null, new RpmaClientClosedException(server()));
@@ -476,9 +475,13 @@ public final class RpmaClient implements AutoCloseable {
      * one place further round the pool, so that equally loaded connections take turns.
      */
     private @Nullable ClientConnection choose(@Nullable ClientConnection not, boolean orConnecting) {
+        int size = this.connections.length;
+        if (size == 1) {
+            return PoolChoice.choose(this.connections, not, 0, orConnecting);
+        }
         int turn = (int) ROTATION.getOpaque(this);
         ROTATION.setOpaque(this, turn + 1);
-        return PoolChoice.choose(this.connections, not, Math.floorMod(turn, this.connections.length), orConnecting);
+        return PoolChoice.choose(this.connections, not, Math.floorMod(turn, size), orConnecting);
     }
 
     private @Nullable RpmaClientException lastFailure() {

@@ -238,6 +238,23 @@ class RpmaClientTest {
     }
 
     @Test
+    void aRequestParkedForTheNextConnectionTimesOutWithinItsTimeoutWhileTheBackOffRuns() throws Exception {
+        this.client = builder().backoff(Duration.ofSeconds(30), 2.0, Duration.ofSeconds(30)).build();
+        ScriptedServer first = connect(0);
+        CompletableFuture<byte[]> parked = this.client.request("get", new byte[] { 1 },
+                RpmaRequestOptions.idempotentRequest().withTimeout(Duration.ofMillis(200)));
+        first.awaitRequests(1);
+        first.connection().peerDisconnects();
+        await("backing off", () -> this.client.connectionStates().get(RpmaClientConnectionState.BACKING_OFF) == 1);
+        assertThatThrownBy(() -> parked.get(10, TimeUnit.SECONDS)).cause()
+            .isInstanceOf(RpmaRequestTimeoutException.class).hasMessageContaining("route \"get\"");
+        assertThat(this.client.connectionStates()).as("the back-off still runs")
+            .containsEntry(RpmaClientConnectionState.BACKING_OFF, 1);
+        assertThat(this.client.inFlight()).isZero();
+        assertThat(this.recorder.outcomes).containsExactly(RpmaClientObserver.Outcome.TIMEOUT);
+    }
+
+    @Test
     void failedAttemptsBackOffExponentiallyUpToTheMaximumThenTheConnectionIsMade() throws Exception {
         for (int i = 0; i < 4; i++) {
             this.fake.failNext("rpma_conn_req_new", RpmaError.PROVIDER.code(), Errno.EIO);

@@ -1,0 +1,97 @@
+package dev.rpma.client;
+
+import java.time.Duration;
+import java.util.function.Consumer;
+
+import org.jspecify.annotations.Nullable;
+
+import dev.rpma.server.loop.RpmaEventLoop;
+
+/**
+ * The timeouts of the requests one connection holds, kept without a structure of their own: one loop
+ * timer, set for the earliest deadline it was told of ({@link #watch}); when it fires, the connection
+ * goes through the requests it holds (waiting, sent, parked: {@link #due} for each), times out those
+ * whose deadline passed, and the timer is set again for the earliest of the others. A request costs
+ * one comparison when its connection takes it and nothing when it completes, where a structure of
+ * deadlines would add it and remove it again on the loop of every request; a sweep goes through what
+ * the connection holds, once per timeout period with the usual equal timeouts, and at most once per
+ * {@link #MIN_INTERVAL}, so a timeout ends up to that much late. Used on the connection's loop only.
+ */
+final class RequestTimer {
+
+    /** The least time between two sweeps. */
+    static final Duration MIN_INTERVAL = Duration.ofMillis(1);
+
+    private static final long MIN_INTERVAL_NANOS = MIN_INTERVAL.toNanos();
+
+    private final RpmaEventLoop loop;
+
+    private final Consumer<RequestTimer> sweep;
+
+    private final Runnable fire = this::fire;
+
+    private RpmaEventLoop.@Nullable Timer timer;
+
+    /** When {@link #timer} fires. */
+    private long timerDeadline;
+
+    /** During a sweep: its reading of the clock, and the earliest deadline not passed ({@link #pending}). */
+    private long now;
+
+    private boolean pending;
+
+    private long earliest;
+
+    /**
+     * @param sweep called on the loop when the timer fires: calls {@link #due} with the deadline of every
+     *     request its connection holds, and times out those for which it answers {@code true}
+     */
+    RequestTimer(RpmaEventLoop loop, Consumer<RequestTimer> sweep) {
+        this.loop = loop;
+        this.sweep = sweep;
+    }
+
+    /** A request with {@code deadline} ({@link System#nanoTime()}) is held: the timer fires by then. */
+    void watch(long deadline) {
+        if (this.timer == null || deadline - this.timerDeadline < 0) {
+            schedule(deadline);
+        }
+    }
+
+    /** In a sweep: whether {@code deadline} passed; when not, the next sweep comes by then. */
+    boolean due(long deadline) {
+        if (deadline - this.now <= 0) {
+            return true;
+        }
+        if (!this.pending || deadline - this.earliest < 0) {
+            this.earliest = deadline;
+            this.pending = true;
+        }
+        return false;
+    }
+
+    /** Whether the timer is set; for tests. */
+    boolean isSet() {
+        return this.timer != null;
+    }
+
+    private void fire() {
+        this.timer = null;
+        this.now = System.nanoTime();
+        this.pending = false;
+        this.sweep.accept(this);
+        // what the timed-out requests' callbacks made may have set the timer already, for a later deadline
+        if (this.pending) {
+            watch(Math.max(this.earliest - this.now, MIN_INTERVAL_NANOS) + this.now);
+        }
+    }
+
+    private void schedule(long deadline) {
+        if (this.timer != null) {
+            this.timer.cancel();
+        }
+        this.timerDeadline = deadline;
+        long delay = Math.max(0, deadline - System.nanoTime());
+        this.timer = this.loop.schedule(this.fire, Duration.ofNanos(delay));
+    }
+}
