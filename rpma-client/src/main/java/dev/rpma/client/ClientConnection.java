@@ -410,6 +410,11 @@ final class ClientConnection implements RpmaClientConnection, PoolChoice.Candida
         }
     }
 
+    /** Its post failed and ended the connection, which handed on what it held before: on to another. */
+    void notSent(PendingRequest request) {
+        this.client.elsewhere(request, this, null);
+    }
+
     /** Keeps {@code request} for the next connection, within its timeout; on the loop, while BACKING_OFF. */
     void park(PendingRequest request) {
         this.parked.add(request);
@@ -572,26 +577,33 @@ final class ClientConnection implements RpmaClientConnection, PoolChoice.Candida
         }
     }
 
-    /** The timer fired: what it holds past its deadline times out. */
+    /** The timer fired: what it holds past its deadline is taken out and times out, the earliest first. */
     private void sweep(RequestTimer timer) {
         List<PendingRequest> due = new ArrayList<>();
-        ClientDataPath.collectDue(this.parked, timer, due);
+        ClientDataPath.takeDue(this.parked, timer, due);
         ClientDataPath path = this.data;
         if (path != null) {
-            path.collectDue(timer, due);
+            path.takeDue(timer, due);
         }
-        due.forEach(this::timedOut);
+        if (due.size() > 1) {
+            due.sort((a, b) -> Long.signum(a.deadlineNanos - b.deadlineNanos));
+        }
+        for (PendingRequest request : due) {
+            try {
+                timedOut(request);
+            }
+            catch (RuntimeException ex) {
+                // taken out already: the others must still end
+                listenerFailed("The observer", ex);
+            }
+        }
     }
 
+    /**
+     * Ends {@code request} with its timeout: taken out of the queues and tables, or never in one (a raw
+     * exchange sent keeps its place, {@link ClientDataPath#takeDue}).
+     */
     private void timedOut(PendingRequest request) {
-        if (request.finished) {
-            return;
-        }
-        this.parked.remove(request);
-        ClientDataPath path = this.data;
-        if (path != null) {
-            path.forget(request);
-        }
         finish(request, RpmaClientObserver.Outcome.TIMEOUT, null,
                 new RpmaRequestTimeoutException(this.settings.server(), request.describe(), request.timeout));
     }

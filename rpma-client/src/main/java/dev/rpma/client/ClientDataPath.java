@@ -3,6 +3,7 @@ package dev.rpma.client;
 import java.nio.ByteBuffer;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.List;
 
 import org.jspecify.annotations.Nullable;
@@ -151,28 +152,25 @@ final class ClientDataPath implements RpmaEventLoop.BusyPoller, RpmaEventLoop.Io
         return true;
     }
 
-    /** The request's timeout passed: it is dropped wherever it is, so that a late reply finds nothing. */
-    void forget(PendingRequest request) {
-        if (request.requestId >= 0 && this.inFlight.get(request.requestId) == request) {
-            this.inFlight.remove(request.requestId);
-        }
-        this.waiting.remove(request);
-        this.exchanges.remove(request);
-    }
-
-    /** Adds to {@code into} the requests it holds (waiting or sent) whose deadline passed by {@code timer}'s sweep. */
-    void collectDue(RequestTimer timer, List<PendingRequest> into) {
-        collectDue(this.waiting, timer, into);
-        collectDue(this.exchanges, timer, into);
-        this.inFlight.collectDue(timer, into);
-    }
-
-    static void collectDue(Iterable<PendingRequest> requests, RequestTimer timer, List<PendingRequest> into) {
-        for (PendingRequest request : requests) {
-            if (timer.due(request.deadlineNanos)) {
-                into.add(request);
+    /**
+     * Adds to {@code into} the requests it holds whose deadline passed by {@code timer}'s sweep, taken out
+     * of where they are, so that a late reply finds nothing: those waiting and the framed requests sent.
+     * A raw exchange sent keeps its place, ended: the server answers in order, and its answer, when it
+     * comes, is dropped instead of being taken for the next exchange's.
+     */
+    void takeDue(RequestTimer timer, List<PendingRequest> into) {
+        takeDue(this.waiting, timer, into);
+        for (PendingRequest exchange : this.exchanges) {
+            if (!exchange.finished && timer.due(exchange)) {
+                into.add(exchange);
             }
         }
+        this.inFlight.takeDue(timer, into);
+    }
+
+    /** Moves from {@code requests} into {@code into} those whose deadline passed by {@code timer}'s sweep. */
+    static void takeDue(Collection<PendingRequest> requests, RequestTimer timer, List<PendingRequest> into) {
+        requests.removeIf((request) -> timer.due(request) && into.add(request));
     }
 
     /** Sends what waits, while slots, credits and the raw window allow. */
@@ -203,13 +201,27 @@ final class ClientDataPath implements RpmaEventLoop.BusyPoller, RpmaEventLoop.Io
         return request.finished || request.isDone();
     }
 
-    /** Posts {@code request} into a free slot, or ends it when it was cancelled; {@code false} when the post failed. */
+    /**
+     * Posts {@code request} into a free slot, or ends it when it was cancelled; {@code false} when the post
+     * failed: the request went nowhere, so it waits here again, or, when the failure stopped this path,
+     * goes back to its connection, which gives it to another.
+     */
     private boolean send(PendingRequest request) {
         if (isCancelled(request)) {
             this.owner.finishCancelled(request);
             return true;
         }
-        return post(Long.numberOfTrailingZeros(this.freeSends), request);
+        if (post(Long.numberOfTrailingZeros(this.freeSends), request)) {
+            return true;
+        }
+        request.requestId = -1;
+        if (this.stopped) {
+            this.owner.notSent(request);
+        }
+        else {
+            this.waiting.addFirst(request);
+        }
+        return false;
     }
 
     private boolean post(int slot, PendingRequest request) {
@@ -222,7 +234,6 @@ final class ClientDataPath implements RpmaEventLoop.BusyPoller, RpmaEventLoop.Io
                 id = this.nextRequestId;
                 this.nextRequestId = (id == RpmaFraming.MAX_REQUEST_ID) ? 0 : id + 1;
                 request.requestId = id;
-                this.inFlight.put(request);
             }
             ClientSlots.write(frame, RpmaFraming.HEADER_SIZE, request.payload);
             ClientSlots.write(frame, RpmaFraming.HEADER_SIZE + request.payload.length, request.route);
@@ -239,16 +250,16 @@ final class ClientDataPath implements RpmaEventLoop.BusyPoller, RpmaEventLoop.Io
         else {
             ClientSlots.write(frame, 0, request.payload);
             length = request.payload.length;
-            if (request.kind == PendingRequest.Kind.RAW_EXCHANGE) {
-                this.exchanges.add(request);
-            }
         }
         if (!postFrame(slot, length)) {
             return false;
         }
+        // recorded once it went out: one whose post failed is in no table, and can go to another connection
         request.posted = true;
-        if (request.kind == PendingRequest.Kind.MESSAGE || request.kind == PendingRequest.Kind.RAW_SEND) {
-            this.owner.succeed(request, POSTED);
+        switch (request.kind) {
+            case REQUEST -> this.inFlight.put(request);
+            case RAW_EXCHANGE -> this.exchanges.add(request);
+            case MESSAGE, RAW_SEND -> this.owner.succeed(request, POSTED);
         }
         return true;
     }
@@ -260,6 +271,7 @@ final class ClientDataPath implements RpmaEventLoop.BusyPoller, RpmaEventLoop.Io
             return true;
         }
         catch (RpmaException ex) {
+            this.freeSends |= 1L << slot;
             this.owner.dataPathFailed("rpma_send failed: " + ex.getMessage(), ex);
             return false;
         }
@@ -426,11 +438,15 @@ final class ClientDataPath implements RpmaEventLoop.BusyPoller, RpmaEventLoop.Io
             byte[] message = new byte[length];
             ClientSlots.read(frame, 0, message);
             PendingRequest exchange = this.exchanges.poll();
-            if (exchange != null) {
-                this.owner.succeed(exchange, message);
+            if (exchange == null) {
+                this.owner.unsolicited(message);
+            }
+            else if (exchange.finished) {
+                // the answer to an exchange that timed out
+                this.owner.lateReply();
             }
             else {
-                this.owner.unsolicited(message);
+                this.owner.succeed(exchange, message);
             }
             repostAfterDelivery(slot);
             return;

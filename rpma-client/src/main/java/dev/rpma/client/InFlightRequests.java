@@ -1,6 +1,7 @@
 package dev.rpma.client;
 
 import java.util.Collection;
+import java.util.List;
 
 import org.jspecify.annotations.Nullable;
 
@@ -81,12 +82,16 @@ final class InFlightRequests {
         return this.size;
     }
 
-    /** Adds to {@code into} the requests whose deadline passed by {@code timer}'s sweep. */
-    void collectDue(RequestTimer timer, Collection<PendingRequest> into) {
+    /** Moves into {@code into} the requests whose deadline passed by {@code timer}'s sweep. */
+    void takeDue(RequestTimer timer, List<PendingRequest> into) {
+        int first = into.size();
         for (PendingRequest request : this.table) {
-            if (request != null && timer.due(request.deadlineNanos)) {
+            if (request != null && timer.due(request)) {
                 into.add(request);
             }
+        }
+        for (int i = first; i < into.size(); i++) {
+            remove(into.get(i).requestId);
         }
     }
 

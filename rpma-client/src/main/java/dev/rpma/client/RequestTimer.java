@@ -13,14 +13,19 @@ import dev.rpma.server.loop.RpmaEventLoop;
  * goes through the requests it holds (waiting, sent, parked: {@link #due} for each), times out those
  * whose deadline passed, and the timer is set again for the earliest of the others. A request costs
  * one comparison when its connection takes it and nothing when it completes, where a structure of
- * deadlines would add it and remove it again on the loop of every request; a sweep goes through what
- * the connection holds, once per timeout period with the usual equal timeouts, and at most once per
- * {@link #MIN_INTERVAL}, so a timeout ends up to that much late. Used on the connection's loop only.
+ * deadlines would add it and remove it again on the loop of every request. A sweep goes through all
+ * the connection holds: once per timeout period while requests complete, and, while they time out one
+ * after another (a server that stopped answering), at most once per 1/{@value #SWEEPS_PER_TIMEOUT} of
+ * the shortest timeout held and per {@link #MIN_INTERVAL}, so that the work of a stalled connection
+ * stays bounded; a timeout ends up to that much late. Used on the connection's loop only.
  */
 final class RequestTimer {
 
     /** The least time between two sweeps. */
     static final Duration MIN_INTERVAL = Duration.ofMillis(1);
+
+    /** Sweeps per timeout period at most: the next comes no sooner than the shortest timeout held over this. */
+    static final int SWEEPS_PER_TIMEOUT = 32;
 
     private static final long MIN_INTERVAL_NANOS = MIN_INTERVAL.toNanos();
 
@@ -35,12 +40,17 @@ final class RequestTimer {
     /** When {@link #timer} fires. */
     private long timerDeadline;
 
-    /** During a sweep: its reading of the clock, and the earliest deadline not passed ({@link #pending}). */
+    /**
+     * During a sweep: its reading of the clock, the earliest deadline not passed ({@link #pending}) and
+     * the shortest timeout of the requests with one.
+     */
     private long now;
 
     private boolean pending;
 
     private long earliest;
+
+    private long shortest;
 
     /**
      * @param sweep called on the loop when the timer fires: calls {@link #due} with the deadline of every
@@ -58,14 +68,21 @@ final class RequestTimer {
         }
     }
 
-    /** In a sweep: whether {@code deadline} passed; when not, the next sweep comes by then. */
-    boolean due(long deadline) {
+    /** In a sweep: whether {@code request}'s deadline passed; when not, the next sweep comes by then. */
+    boolean due(PendingRequest request) {
+        long deadline = request.deadlineNanos;
         if (deadline - this.now <= 0) {
             return true;
         }
-        if (!this.pending || deadline - this.earliest < 0) {
+        long timeout = deadline - request.startNanos;
+        if (!this.pending) {
             this.earliest = deadline;
+            this.shortest = timeout;
             this.pending = true;
+        }
+        else {
+            this.earliest = (deadline - this.earliest < 0) ? deadline : this.earliest;
+            this.shortest = Math.min(this.shortest, timeout);
         }
         return false;
     }
@@ -79,10 +96,15 @@ final class RequestTimer {
         this.timer = null;
         this.now = System.nanoTime();
         this.pending = false;
-        this.sweep.accept(this);
-        // what the timed-out requests' callbacks made may have set the timer already, for a later deadline
-        if (this.pending) {
-            watch(Math.max(this.earliest - this.now, MIN_INTERVAL_NANOS) + this.now);
+        try {
+            this.sweep.accept(this);
+        }
+        finally {
+            // also when a callback threw; what the callbacks made may have set the timer for a later deadline
+            if (this.pending) {
+                long interval = Math.max(MIN_INTERVAL_NANOS, this.shortest / SWEEPS_PER_TIMEOUT);
+                watch(Math.max(this.earliest - this.now, interval) + this.now);
+            }
         }
     }
 

@@ -8,6 +8,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Consumer;
 
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -24,56 +25,118 @@ class RequestTimerTest {
         this.loop.awaitTermination(Duration.ofSeconds(10));
     }
 
+    /** A request made at {@code start} with a timeout of {@code timeoutMillis}. */
+    private static PendingRequest request(long start, long timeoutMillis) {
+        return new PendingRequest(PendingRequest.Kind.REQUEST, new byte[0], "", new byte[0], false,
+                Duration.ofMillis(timeoutMillis), start, null);
+    }
+
     @Test
     void sweepsByTheEarliestDeadlineAndAgainByTheEarliestOfThoseNotPassedEvenWhenASweepWatchesALaterOne()
             throws Exception {
         this.loop.start();
         long start = System.nanoTime();
-        // held requests by index: due at 300 ms, 20 ms and in an hour; the first sweep's work holds one due in two
-        long[] deadlines = { start + ms(300), start + ms(20), start + ms(3_600_000), start + ms(7_200_000) };
+        // due in 300 ms, 20 ms and an hour; the first sweep's work holds one more, due in two hours
+        PendingRequest[] requests = { request(start, 300), request(start, 20), request(start, 3_600_000),
+                request(start, 7_200_000) };
         boolean[] held = { true, true, true, false };
-        long[] timedOutAt = new long[deadlines.length];
+        long[] timedOutAt = new long[requests.length];
         List<Integer> timedOut = new CopyOnWriteArrayList<>();
         AtomicInteger sweeps = new AtomicInteger();
-        CompletableFuture<RequestTimer> made = new CompletableFuture<>();
-        this.loop.execute(() -> {
-            RequestTimer[] timer = new RequestTimer[1];
-            timer[0] = new RequestTimer(this.loop, (sweep) -> {
-                sweeps.incrementAndGet();
-                for (int i = 0; i < deadlines.length; i++) {
-                    if (held[i] && sweep.due(deadlines[i])) {
-                        held[i] = false;
-                        timedOut.add(i);
-                        timedOutAt[i] = System.nanoTime();
-                    }
+        RequestTimer timer = started((self, sweep) -> {
+            sweeps.incrementAndGet();
+            for (int i = 0; i < requests.length; i++) {
+                if (held[i] && sweep.due(requests[i])) {
+                    held[i] = false;
+                    timedOut.add(i);
+                    timedOutAt[i] = System.nanoTime();
                 }
-                if (!held[3] && timedOut.size() == 1) {
-                    // a timed-out request's callback makes one with a later deadline
-                    held[3] = true;
-                    timer[0].watch(deadlines[3]);
-                }
-            });
-            for (int i = 0; i < 3; i++) {
-                timer[0].watch(deadlines[i]);
             }
-            made.complete(timer[0]);
+            if (!held[3] && timedOut.size() == 1) {
+                // a timed-out request's callback makes one with a later deadline
+                held[3] = true;
+                self.watch(requests[3].deadlineNanos);
+            }
+        }, (self) -> {
+            for (int i = 0; i < 3; i++) {
+                self.watch(requests[i].deadlineNanos);
+            }
         });
-        RequestTimer timer = made.get(10, TimeUnit.SECONDS);
-        long waitUntil = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-        while (timedOut.size() < 2 && System.nanoTime() < waitUntil) {
-            Thread.sleep(5);
-        }
+        awaitSize(timedOut, 2);
         assertThat(timedOut).containsExactly(1, 0);
-        assertThat(timedOutAt[1] - deadlines[1]).isNotNegative();
-        assertThat(timedOutAt[0] - deadlines[0]).as("not delayed to the later deadline the first sweep watched")
+        assertThat(timedOutAt[1] - requests[1].deadlineNanos).isNotNegative();
+        assertThat(timedOutAt[0] - requests[0].deadlineNanos).as("not put off to the later deadline the first sweep watched")
             .isNotNegative().isLessThan(TimeUnit.SECONDS.toNanos(5));
-        CompletableFuture<Boolean> set = new CompletableFuture<>();
-        this.loop.execute(() -> set.complete(timer.isSet()));
-        assertThat(set.get(10, TimeUnit.SECONDS)).as("set for the requests still held").isTrue();
+        assertThat(onLoop(timer::isSet)).as("set for the requests still held").isTrue();
         assertThat(sweeps).as("one sweep per deadline passed").hasValue(2);
     }
 
-    private static long ms(long millis) {
-        return TimeUnit.MILLISECONDS.toNanos(millis);
+    @Test
+    void requestsTimingOutOneAfterAnotherAreSweptAtMostThirtyTwoTimesPerTimeout() throws Exception {
+        this.loop.start();
+        long now = System.nanoTime();
+        // 200 requests of a 3.2 s timeout, due one per millisecond from 50 ms on: a sweep per deadline
+        // would be 200 sweeps; a 32nd of the timeout between sweeps makes it 3 or 4
+        int count = 200;
+        PendingRequest[] requests = new PendingRequest[count];
+        for (int i = 0; i < count; i++) {
+            requests[i] = request(now - TimeUnit.MILLISECONDS.toNanos(3200 - 50 - i), 3200);
+        }
+        boolean[] held = new boolean[count];
+        long[] late = new long[count];
+        List<Integer> timedOut = new CopyOnWriteArrayList<>();
+        AtomicInteger sweeps = new AtomicInteger();
+        started((self, sweep) -> {
+            sweeps.incrementAndGet();
+            long at = System.nanoTime();
+            for (int i = 0; i < count; i++) {
+                if (held[i] && sweep.due(requests[i])) {
+                    held[i] = false;
+                    late[i] = at - requests[i].deadlineNanos;
+                    timedOut.add(i);
+                }
+            }
+        }, (self) -> {
+            for (int i = 0; i < count; i++) {
+                held[i] = true;
+                self.watch(requests[i].deadlineNanos);
+            }
+        });
+        awaitSize(timedOut, count);
+        assertThat(sweeps.get()).isBetween(2, 5);
+        for (int i = 0; i < count; i++) {
+            assertThat(late[i]).as("request %d", i).isNotNegative()
+                .isLessThan(TimeUnit.MILLISECONDS.toNanos(100 + 2000));
+        }
+    }
+
+    private interface Sweep {
+
+        void run(RequestTimer self, RequestTimer sweep);
+    }
+
+    /** A timer whose sweeps run {@code sweep}, made on the loop, where {@code first} then runs. */
+    private RequestTimer started(Sweep sweep, Consumer<RequestTimer> first) throws Exception {
+        CompletableFuture<RequestTimer> made = new CompletableFuture<>();
+        this.loop.execute(() -> {
+            RequestTimer[] timer = new RequestTimer[1];
+            timer[0] = new RequestTimer(this.loop, (self) -> sweep.run(timer[0], self));
+            first.accept(timer[0]);
+            made.complete(timer[0]);
+        });
+        return made.get(10, TimeUnit.SECONDS);
+    }
+
+    private <T> T onLoop(java.util.function.Supplier<T> what) throws Exception {
+        CompletableFuture<T> result = new CompletableFuture<>();
+        this.loop.execute(() -> result.complete(what.get()));
+        return result.get(10, TimeUnit.SECONDS);
+    }
+
+    private static void awaitSize(List<?> list, int size) throws InterruptedException {
+        long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (list.size() < size && System.nanoTime() < until) {
+            Thread.sleep(5);
+        }
     }
 }

@@ -242,16 +242,65 @@ class RpmaClientTest {
         this.client = builder().backoff(Duration.ofSeconds(30), 2.0, Duration.ofSeconds(30)).build();
         ScriptedServer first = connect(0);
         CompletableFuture<byte[]> parked = this.client.request("get", new byte[] { 1 },
-                RpmaRequestOptions.idempotentRequest().withTimeout(Duration.ofMillis(200)));
+                RpmaRequestOptions.idempotentRequest().withTimeout(Duration.ofSeconds(1)));
         first.awaitRequests(1);
         first.connection().peerDisconnects();
         await("backing off", () -> this.client.connectionStates().get(RpmaClientConnectionState.BACKING_OFF) == 1);
+        assertThat(parked).as("parked, not timed out while in flight").isNotDone();
         assertThatThrownBy(() -> parked.get(10, TimeUnit.SECONDS)).cause()
             .isInstanceOf(RpmaRequestTimeoutException.class).hasMessageContaining("route \"get\"");
         assertThat(this.client.connectionStates()).as("the back-off still runs")
             .containsEntry(RpmaClientConnectionState.BACKING_OFF, 1);
         assertThat(this.client.inFlight()).isZero();
         assertThat(this.recorder.outcomes).containsExactly(RpmaClientObserver.Outcome.TIMEOUT);
+    }
+
+    @Test
+    void aRequestWaitingForItsConnectionTimesOutAtItsOwnTimeout() {
+        this.fake.establishOnConnect(false);
+        this.client = builder().build();
+        await("the connection request", () -> this.fake.connections().size() == 1);
+        CompletableFuture<byte[]> waiting = this.client.request("a", new byte[1],
+                RpmaRequestOptions.DEFAULT.withTimeout(Duration.ofMillis(100)));
+        assertThatThrownBy(() -> waiting.get(3, TimeUnit.SECONDS)).cause()
+            .isInstanceOf(RpmaRequestTimeoutException.class).hasMessageContaining("route \"a\"");
+        assertThat(this.client.inFlight()).isZero();
+    }
+
+    @Test
+    void aTimedOutRawExchangeKeepsItsPlaceSoThatItsLateAnswerIsDroppedAndNotTakenForTheNext() throws Exception {
+        this.client = builder().mode(RpmaWireMode.RAW).requestTimeout(Duration.ofMillis(300)).build();
+        await("the connection", () -> this.client.connectionStates().get(RpmaClientConnectionState.ESTABLISHED) == 1);
+        FakeConnection connection = this.fake.lastConnection();
+        CompletableFuture<byte[]> first = this.client.exchange(new byte[] { 41 });
+        assertThatThrownBy(() -> first.get(10, TimeUnit.SECONDS)).cause().isInstanceOf(RpmaRequestTimeoutException.class);
+        CompletableFuture<byte[]> second = this.client.exchange(new byte[] { 43 });
+        Thread.sleep(20);
+        assertThat(connection.sent()).as("the first's answer still holds the raw window of one").hasSize(1);
+        connection.deliver(new byte[] { 42 });
+        await("the second message", () -> connection.sent().size() == 2);
+        connection.deliver(new byte[] { 44 });
+        assertThat(second.get(10, TimeUnit.SECONDS)).containsExactly(44);
+        assertThat(this.recorder.lateReplies).hasValue(1);
+    }
+
+    @Test
+    void aOneWayMessageWhosePostFailsGoesToAnotherConnection() throws Exception {
+        this.client = builder().poolSize(2).build();
+        ScriptedServer a = connect(0);
+        ScriptedServer b = connect(1);
+        await("both established", () -> this.client.connectionStates().get(RpmaClientConnectionState.ESTABLISHED) == 2);
+        this.fake.failNext("rpma_send", RpmaError.PROVIDER);
+        CompletableFuture<Void> posted = this.client.send("note", new byte[] { 7 });
+        posted.get(10, TimeUnit.SECONDS);
+        await("the message on the other connection", () -> messages(a) + messages(b) == 1);
+        await("nothing held", () -> this.client.inFlight() == 0);
+        await("the connection whose post failed replaced", () -> this.client.reconnects() > 0);
+    }
+
+    private static long messages(ScriptedServer server) {
+        return server.connection().sent().stream().map(ScriptedServer.Frame::of)
+            .filter((frame) -> frame.type() == RpmaFraming.MESSAGE && frame.route().equals("note")).count();
     }
 
     @Test
