@@ -82,9 +82,6 @@ final class ClientConnection implements RpmaClientConnection, PoolChoice.Candida
      */
     private final boolean submitsOnLoop;
 
-    /** Whether the client's observer takes the end of every request ({@link RpmaClient#completed}). */
-    private final boolean reportsEnds;
-
     /** Requests and operations other threads handed to its loop that the loop has not taken yet. */
     private final AtomicInteger handedOver = new AtomicInteger();
 
@@ -155,7 +152,6 @@ final class ClientConnection implements RpmaClientConnection, PoolChoice.Candida
         this.loop = loop;
         this.loopIndex = loopIndex;
         this.submitsOnLoop = settings.framed() || settings.receiveSlots() > settings.rawWindow();
-        this.reportsEnds = client.observer() != RpmaClientObserver.NONE;
         this.timeouts = new RequestTimer(loop, this::sweep);
     }
 
@@ -580,7 +576,7 @@ final class ClientConnection implements RpmaClientConnection, PoolChoice.Candida
     /** The timer fired: what it holds past its deadline is taken out and times out, the earliest first. */
     private void sweep(RequestTimer timer) {
         List<PendingRequest> due = new ArrayList<>();
-        ClientDataPath.takeDue(this.parked, timer, due);
+        timer.takeDue(this.parked, due);
         ClientDataPath path = this.data;
         if (path != null) {
             path.takeDue(timer, due);
@@ -635,9 +631,7 @@ final class ClientConnection implements RpmaClientConnection, PoolChoice.Candida
         if (counted != null) {
             counted.release(request);
         }
-        if (this.reportsEnds || request.observed != null) {
-            this.client.completed(request, outcome, failure);
-        }
+        this.client.completed(request, outcome, failure);
         if (failure != null) {
             request.completeExceptionally(failure);
         }

@@ -3,7 +3,6 @@ package dev.rpma.client;
 import java.nio.ByteBuffer;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
-import java.util.Collection;
 import java.util.List;
 
 import org.jspecify.annotations.Nullable;
@@ -159,18 +158,13 @@ final class ClientDataPath implements RpmaEventLoop.BusyPoller, RpmaEventLoop.Io
      * comes, is dropped instead of being taken for the next exchange's.
      */
     void takeDue(RequestTimer timer, List<PendingRequest> into) {
-        takeDue(this.waiting, timer, into);
+        timer.takeDue(this.waiting, into);
         for (PendingRequest exchange : this.exchanges) {
             if (!exchange.finished && timer.due(exchange)) {
                 into.add(exchange);
             }
         }
         this.inFlight.takeDue(timer, into);
-    }
-
-    /** Moves from {@code requests} into {@code into} those whose deadline passed by {@code timer}'s sweep. */
-    static void takeDue(Collection<PendingRequest> requests, RequestTimer timer, List<PendingRequest> into) {
-        requests.removeIf((request) -> timer.due(request) && into.add(request));
     }
 
     /** Sends what waits, while slots, credits and the raw window allow. */

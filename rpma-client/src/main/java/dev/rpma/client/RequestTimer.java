@@ -1,6 +1,8 @@
 package dev.rpma.client;
 
 import java.time.Duration;
+import java.util.Collection;
+import java.util.List;
 import java.util.function.Consumer;
 
 import org.jspecify.annotations.Nullable;
@@ -85,6 +87,11 @@ final class RequestTimer {
             this.shortest = Math.min(this.shortest, timeout);
         }
         return false;
+    }
+
+    /** In a sweep: moves from {@code requests} into {@code into} those whose deadline passed. */
+    void takeDue(Collection<PendingRequest> requests, List<PendingRequest> into) {
+        requests.removeIf((request) -> due(request) && into.add(request));
     }
 
     /** Whether the timer is set; for tests. */

@@ -476,12 +476,13 @@ public final class RpmaClient implements AutoCloseable {
      */
     private @Nullable ClientConnection choose(@Nullable ClientConnection not, boolean orConnecting) {
         int size = this.connections.length;
-        if (size == 1) {
-            return PoolChoice.choose(this.connections, not, 0, orConnecting);
+        int start = 0;
+        if (size > 1) {
+            int turn = (int) ROTATION.getOpaque(this);
+            ROTATION.setOpaque(this, turn + 1);
+            start = Math.floorMod(turn, size);
         }
-        int turn = (int) ROTATION.getOpaque(this);
-        ROTATION.setOpaque(this, turn + 1);
-        return PoolChoice.choose(this.connections, not, Math.floorMod(turn, size), orConnecting);
+        return PoolChoice.choose(this.connections, not, start, orConnecting);
     }
 
     private @Nullable RpmaClientException lastFailure() {
